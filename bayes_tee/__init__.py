@@ -1,0 +1,33 @@
+"""bayes_tee: Bayesian total evaluation error (TEE) for LLM evaluation pipelines.
+
+>>> import bayes_tee as bt
+>>> df = bt.datasets.load("tee_demo")
+>>> post = bt.fit_posterior(df, outcome="score", item="item", prompt="prompt", judge="judge",
+...                         temperature="temperature", replicate="replicate",
+...                         category="category", random_seed=1)  # doctest: +SKIP
+>>> post.shares()  # doctest: +SKIP
+"""
+
+__version__ = "0.1.0"
+
+from . import datasets, priors, simulate  # noqa: E402
+from .anova import anova_estimates  # noqa: E402
+from .design import Design, validate_design  # noqa: E402
+from .exceptions import DesignError, DesignWarning, DiagnosticWarning  # noqa: E402
+from .fit import fit_posterior  # noqa: E402
+from .posterior import Posterior, load  # noqa: E402
+
+__all__ = [
+    "Design",
+    "DesignError",
+    "DesignWarning",
+    "DiagnosticWarning",
+    "Posterior",
+    "anova_estimates",
+    "datasets",
+    "fit_posterior",
+    "load",
+    "priors",
+    "simulate",
+    "validate_design",
+]

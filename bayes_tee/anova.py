@@ -1,0 +1,227 @@
+"""Balanced-design ANOVA: stratum sums of squares and expected mean squares.
+
+In a balanced crossed design the data space splits into orthogonal strata, one per subset of
+the facets (main effects and interactions) plus the within-cell stratum. The covariance of the
+data is constant on each stratum: its eigenvalue, the expected mean square (EMS, seed 000
+Table 6 extended to every term), is ``sigma_rho^2 + sum_k c_k sigma_k^2`` over the terms ``k``
+whose facets contain the stratum's, with ``c_k`` the number of calls per level of term ``k``.
+So the stratum sums of squares are sufficient for the variance components and the likelihood
+factorises into one scaled chi-square term per stratum, plus Gaussian terms for the grand mean
+and the fixed-factor contrasts. :func:`strata` computes all of it; :func:`anova_estimates`
+solves the EMS equations (the classical method-of-moments / balanced-REML-before-truncation
+estimates).
+
+>>> import bayes_tee as bt
+>>> d = bt.validate_design(bt.datasets.load("tee_demo"), outcome="score", item="item",
+...                        prompt="prompt", judge="judge", temperature="temperature",
+...                        category="category")
+>>> est = anova_estimates(d)
+>>> sorted(est)[:3]
+['category', 'cell', 'item']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+from .design import Design
+
+
+@dataclass(frozen=True)
+class FixedStratum:
+    """A stratum carrying a fixed factor's contrasts: level deviations ``d`` with weight ``w``."""
+
+    term: str
+    deviations: np.ndarray
+    weight: float
+    df: int
+    coef: np.ndarray
+
+
+@dataclass(frozen=True)
+class Strata:
+    """Sufficient statistics of a balanced design.
+
+    Attributes
+    ----------
+    var_terms : tuple of str
+        Labels of the variance terms (random and residual), the columns of ``coef``.
+    names, df, ss, coef
+        Pure-random strata (pooled where their EMS coincide): label, degrees of freedom, sum of
+        squares and EMS coefficients (``EMS = coef @ sigma2``).
+    grand_mean, n_total, grand_coef
+        The grand-mean stratum: ``ybar ~ N(mu, grand_coef @ sigma2 / n_total)``.
+    fixed : tuple of FixedStratum
+        One per fixed factor.
+    """
+
+    var_terms: tuple[str, ...]
+    names: tuple[str, ...]
+    df: np.ndarray
+    ss: np.ndarray
+    coef: np.ndarray
+    grand_mean: float
+    n_total: int
+    grand_coef: np.ndarray
+    fixed: tuple[FixedStratum, ...]
+
+    def table(self) -> pd.DataFrame:
+        """The ANOVA table: stratum, df, SS, MS and the EMS coefficients."""
+        out = pd.DataFrame({"stratum": self.names, "df": self.df, "ss": self.ss})
+        out["ms"] = out["ss"] / out["df"]
+        for j, t in enumerate(self.var_terms):
+            out[f"c[{t}]"] = self.coef[:, j]
+        return out
+
+
+def cell_mean_array(design: Design) -> np.ndarray:
+    """Cell means as an array with one axis per crossed facet (NaN where a cell is missing)."""
+    shape = [len(design.levels[f]) for f in design.facets]
+    arr = np.full(shape, np.nan)
+    idx = tuple(design.cells[f].to_numpy() for f in design.facets)
+    arr[idx] = design.cells["mean"].to_numpy()
+    return arr
+
+
+def _effect(arr: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """Average out the axes not in ``axes``; centre along the ones in it (interaction effect)."""
+    other = tuple(a for a in range(arr.ndim) if a not in axes)
+    out = arr.mean(axis=other, keepdims=True) if other else arr
+    for a in axes:
+        out = out - out.mean(axis=a, keepdims=True)
+    return out
+
+
+def strata(design: Design, *, fill_missing: bool = False) -> Strata:
+    """Stratum sums of squares and EMS coefficients of a balanced design.
+
+    Parameters
+    ----------
+    design : Design
+        Must be balanced unless ``fill_missing`` is set.
+    fill_missing : bool
+        Fill missing cells with the grand mean and use the mean replicate count: an
+        approximation for unbalanced data, good enough for starting values and heuristics,
+        never for the likelihood.
+
+    Returns
+    -------
+    Strata
+    """
+    if not design.balanced and not fill_missing:
+        raise ValueError("strata() needs a balanced design; use the cell-level model instead.")
+    facets = design.facets
+    arr = cell_mean_array(design)
+    if np.isnan(arr).any():
+        arr = np.where(np.isnan(arr), np.nanmean(arr), arr)
+    L = np.array(arr.shape)
+    R = float(design.cells["n"].mean())
+    n_total = float(np.prod(L) * R)
+    terms = [t for t in design.terms if t.kind != "fixed"]
+    var_terms = tuple(t.label for t in terms)
+
+    def coef_for(stratum: frozenset[str], *, category_stratum: bool = False) -> np.ndarray:
+        row = np.zeros(len(terms))
+        for j, t in enumerate(terms):
+            if t.kind == "residual":
+                row[j] = 1.0
+            elif t.label == "category":
+                row[j] = n_total / len(design.categories) if category_stratum or not stratum else 0.0
+            elif stratum <= set(t.facets):
+                row[j] = n_total / np.prod([L[facets.index(f)] for f in t.facets])
+        return row
+
+    names, dfs, sss, coefs, fixed = [], [], [], [], []
+    fixed_terms = {t.label: t for t in design.terms if t.kind == "fixed"}
+    for size in range(1, len(facets) + 1):
+        for axes in combinations(range(len(facets)), size):
+            s = frozenset(facets[a] for a in axes)
+            eff = _effect(arr, axes)
+            reps = n_total / eff.size
+            df = int(np.prod([L[a] - 1 for a in axes]))
+            ss = float(reps * np.sum(eff**2))
+            label = ":".join(facets[a] for a in axes)
+            if size == 1 and label in fixed_terms:
+                fixed.append(FixedStratum(label, eff.ravel(), reps, df, coef_for(s)))
+                continue
+            if label == "item" and design.categories is not None:
+                item_eff = eff.ravel()
+                C = len(design.categories)
+                cat_eff = np.bincount(design.item_category, weights=item_eff, minlength=C)
+                cat_eff = cat_eff / np.bincount(design.item_category, minlength=C)
+                ss_cat = float(n_total / C * np.sum(cat_eff**2))
+                names.append("category")
+                dfs.append(C - 1)
+                sss.append(ss_cat)
+                coefs.append(coef_for(s, category_stratum=True))
+                df, ss = df - (C - 1), ss - ss_cat
+            names.append(label)
+            dfs.append(df)
+            sss.append(ss)
+            coefs.append(coef_for(s))
+    if design.has_replicates:
+        names.append("within")
+        dfs.append(int(design.cells["n"].sum() - len(design.cells)))
+        sss.append(float(design.cells["ss"].sum()))
+        coefs.append(np.array([1.0 if t.kind == "residual" else 0.0 for t in terms]))
+
+    # Pool strata whose EMS coincide (e.g. all high-order interactions that only the cell error
+    # reaches): their sums of squares share one eigenvalue, so pooling is exact.
+    pooled: dict[tuple, list[int]] = {}
+    for i, row in enumerate(coefs):
+        pooled.setdefault(tuple(np.round(row, 9)), []).append(i)
+    groups = list(pooled.values())
+    return Strata(
+        var_terms=var_terms,
+        names=tuple("+".join(names[i] for i in g) for g in groups),
+        df=np.array([sum(dfs[i] for i in g) for g in groups], dtype=float),
+        ss=np.array([sum(sss[i] for i in g) for g in groups], dtype=float),
+        coef=np.array([coefs[g[0]] for g in groups]),
+        grand_mean=float(arr.mean()),
+        n_total=int(round(n_total)),
+        grand_coef=coef_for(frozenset()),
+        fixed=tuple(fixed),
+    )
+
+
+def anova_estimates(design: Design, *, fill_missing: bool = False) -> dict[str, float]:
+    """Method-of-moments (ANOVA/EMS) estimates of the variance components.
+
+    Solves ``MS = coef @ sigma2`` over the pooled random strata; estimates can be negative
+    (REML truncates those at zero, which is what a singular fit reports). Fixed factors get
+    their observed sensitivity index, the population variance of the level deviations minus
+    its expected noise.
+
+    Parameters
+    ----------
+    design : Design
+        A balanced design (or any design with ``fill_missing=True``, approximately).
+    fill_missing : bool
+        See :func:`strata`.
+
+    Returns
+    -------
+    dict
+        Component label -> estimate (variance scale).
+
+    Examples
+    --------
+    >>> est = anova_estimates(d)
+    >>> est["replicate"] > 0
+    True
+    """
+    st = strata(design, fill_missing=fill_missing)
+    ms = st.ss / np.maximum(st.df, 1)
+    keep = st.df > 0
+    sol, *_ = np.linalg.lstsq(st.coef[keep], ms[keep], rcond=None)
+    out = dict(zip(st.var_terms, sol.tolist()))
+    for fs in st.fixed:
+        ems = float(fs.coef @ sol)
+        L = fs.deviations.size
+        # E[pop_var(d)] = pop_var(beta) + (L-1)/L * EMS / weight
+        out[fs.term] = float(np.mean(fs.deviations**2) - (L - 1) / L * ems / fs.weight)
+    return out

@@ -1,0 +1,198 @@
+"""Variance components, shares and the TEE interval, computed per posterior draw.
+
+Two layers (as in arviz-stats): small NumPy functions that know only a trailing ``component``
+axis, and thin wrappers that take the :class:`xarray.DataArray` of component draws
+(dims ``chain, draw, component``) and return tidy DataFrames.
+
+A component enters Var(theta_hat) divided by the number of levels it is averaged over
+(seed 000 Eq. 3, 8-10, App. C.5): the product of the level counts of its facets, e.g.
+``item:prompt / (N V)``, ``judge / M``, ``replicate / (N V H M R)``. Categories are fixed by
+default, as in the paper, so ``category`` enters like item heterogeneity, ``/ N``; with
+``categories="random"`` it enters ``/ C``. ``estimand="finite"`` (this exact item set) drops
+the item and category terms.
+
+>>> import numpy as np
+>>> divisors(["item", "judge", "item:judge"], {"item": 100, "judge": 3})
+array([100.,   3., 300.])
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+from scipy import optimize, special
+
+from .terms import Term
+
+Estimand = Literal["domain", "finite"]
+
+
+def divisors(
+    labels: list[str],
+    counts: dict[str, float],
+    *,
+    facets: dict[str, tuple[str, ...]] | None = None,
+    categories: Literal["fixed", "random"] = "fixed",
+) -> np.ndarray:
+    """Divisor of each component in Var(theta_hat) at a design with the given level counts.
+
+    Parameters
+    ----------
+    labels : list of str
+        Component labels.
+    counts : dict
+        Level count per facet (``item``, ``prompt``, ``temperature``, ``judge``,
+        ``replicate``, ``category``); missing facets count 1.
+    facets : dict, optional
+        Label -> facets; default: read from the label (``cell`` needs it given).
+    categories : {"fixed", "random"}
+        Fixed categories put ``category`` over ``N``; random ones over ``C``.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    facets = facets or {}
+    out = []
+    for label in labels:
+        fs = facets.get(label, tuple(label.split(":")))
+        if label == "category" and categories == "fixed":
+            fs = ("item",)
+        out.append(float(np.prod([counts.get(f, 1) for f in fs])))
+    return np.array(out)
+
+
+def vartheta_contributions(
+    variances: np.ndarray,
+    labels: list[str],
+    divisor: np.ndarray,
+    *,
+    estimand: Estimand = "domain",
+) -> np.ndarray:
+    """Each component's contribution to Var(theta_hat): ``variance / divisor`` (last axis).
+
+    ``estimand="finite"`` zeroes the item and category terms.
+
+    >>> vartheta_contributions(np.array([0.04, 0.015]), ["item", "judge"], np.array([40., 3.]))
+    array([0.001, 0.005])
+    """
+    if estimand not in ("domain", "finite"):
+        raise ValueError(f"estimand must be 'domain' or 'finite', got {estimand!r}.")
+    contrib = variances / divisor
+    if estimand == "finite":
+        drop = np.array([label in ("item", "category") for label in labels])
+        contrib = np.where(drop, 0.0, contrib)
+    return contrib
+
+
+def normal_mixture_quantile(p: float, scales: np.ndarray) -> float:
+    """Quantile of the equal-weight mixture of ``N(0, scales_s^2)``: the predictive error of
+    an estimate whose SE is uncertain, integrated over its posterior (not plugged in).
+
+    >>> round(normal_mixture_quantile(0.975, np.array([1.0, 1.0])), 3)
+    1.96
+    """
+    scales = np.asarray(scales, float).ravel()
+
+    def f(q: float) -> float:
+        return float(np.mean(special.ndtr(q / scales))) - p
+
+    hi = float(np.max(scales)) * 10.0
+    return float(optimize.brentq(f, -hi, hi, xtol=1e-12))
+
+
+def summarize(da: xr.DataArray, level: float, prefix: str = "") -> pd.DataFrame:
+    """Median and central interval over (chain, draw), one row per component."""
+    q = (1 - level) / 2
+    stacked = da.stack(sample=("chain", "draw")).transpose("component", "sample").values
+    return pd.DataFrame(
+        {
+            f"{prefix}median": np.median(stacked, axis=1),
+            f"{prefix}low": np.quantile(stacked, q, axis=1),
+            f"{prefix}high": np.quantile(stacked, 1 - q, axis=1),
+        },
+        index=pd.Index(da["component"].values, name="component"),
+    )
+
+
+def components_table(draws: xr.DataArray, level: float = 0.9) -> pd.DataFrame:
+    """Per-observation variance components with their shares of the per-call variance.
+
+    Parameters
+    ----------
+    draws : xarray.DataArray
+        Component variances, dims ``(chain, draw, component)``.
+    level : float
+        Credible level of the intervals.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``component, mean, median, low, high, share_median, share_low, share_high``.
+    """
+    shares = draws / draws.sum("component")
+    out = summarize(draws, level)
+    out.insert(0, "mean", draws.mean(("chain", "draw")).values)
+    out = out.join(summarize(shares, level, "share_"))
+    return out.reset_index()
+
+
+def shares_table(
+    draws: xr.DataArray,
+    terms: list[Term],
+    counts: dict[str, float],
+    *,
+    estimand: Estimand = "domain",
+    categories: Literal["fixed", "random"] = "fixed",
+    level: float = 0.9,
+) -> pd.DataFrame:
+    """Contributions to Var(theta_hat) at a design and their shares, per draw, summarised.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``component, divisor, contribution_median, contribution_low, contribution_high,
+        share_median, share_low, share_high``; ``attrs["var_theta"]`` holds the summary of
+        the total.
+    """
+    labels = [str(c) for c in draws["component"].values]
+    by_label = {t.label: t.facets for t in terms}
+    div = divisors(labels, counts, facets=by_label, categories=categories)
+    contrib = xr.apply_ufunc(
+        vartheta_contributions,
+        draws,
+        kwargs={"labels": labels, "divisor": div, "estimand": estimand},
+        input_core_dims=[["component"]],
+        output_core_dims=[["component"]],
+    )
+    total = contrib.sum("component")
+    out = pd.DataFrame({"divisor": div}, index=pd.Index(labels, name="component"))
+    out = out.join(summarize(contrib, level, "contribution_"))
+    out = out.join(summarize(contrib / total, level, "share_"))
+    out = out.reset_index()
+    vals = total.values.ravel()
+    q = (1 - level) / 2
+    out.attrs["var_theta"] = {
+        "median": float(np.median(vals)),
+        "low": float(np.quantile(vals, q)),
+        "high": float(np.quantile(vals, 1 - q)),
+    }
+    return out
+
+
+def var_theta(
+    draws: xr.DataArray,
+    terms: list[Term],
+    counts: dict[str, float],
+    *,
+    estimand: Estimand = "domain",
+    categories: Literal["fixed", "random"] = "fixed",
+) -> xr.DataArray:
+    """Var(theta_hat) at a design, per draw (dims ``chain, draw``)."""
+    labels = [str(c) for c in draws["component"].values]
+    div = divisors(labels, counts, facets={t.label: t.facets for t in terms}, categories=categories)
+    contrib = vartheta_contributions(draws.values, labels, div, estimand=estimand)
+    return xr.DataArray(contrib.sum(-1), dims=("chain", "draw"))

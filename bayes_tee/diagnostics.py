@@ -1,0 +1,77 @@
+"""Convergence diagnostics of a fit: R-hat, bulk/tail ESS and divergences.
+
+Checked on the parameters every summary depends on (the SDs, the grand mean and the fixed
+level effects), with the thresholds of Vehtari et al. (2021): R-hat <= 1.01, ESS >= 400,
+no divergences.
+
+>>> d = check(idata, ["mu"])  # doctest: +SKIP
+>>> d["ok"]                    # doctest: +SKIP
+True
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import arviz as az
+import numpy as np
+
+from .exceptions import DiagnosticWarning
+
+MAX_RHAT = 1.01
+MIN_ESS = 400
+
+
+def check(idata: az.InferenceData, var_names: list[str]) -> dict:
+    """Diagnostics over ``var_names``.
+
+    Returns
+    -------
+    dict
+        ``max_rhat``, ``min_ess_bulk``, ``min_ess_tail``, ``divergences``, ``n_draws``,
+        ``ok`` and ``problems`` (plain-language list, empty when ``ok``).
+    """
+    post = idata.posterior[var_names]
+    rhat = az.rhat(post)
+    bulk = az.ess(post, method="bulk")
+    tail = az.ess(post, method="tail")
+
+    def extreme(ds, fn) -> float:
+        vals = [float(fn(ds[v].values)) for v in ds.data_vars]
+        return float(fn(np.array(vals)))
+
+    out = {
+        "max_rhat": extreme(rhat, np.nanmax),
+        "min_ess_bulk": extreme(bulk, np.nanmin),
+        "min_ess_tail": extreme(tail, np.nanmin),
+        "divergences": int(idata.sample_stats["diverging"].sum()) if "sample_stats" in idata else 0,
+        "n_draws": int(post.sizes["chain"] * post.sizes["draw"]),
+    }
+    problems = []
+    if not out["max_rhat"] <= MAX_RHAT:
+        problems.append(f"max R-hat {out['max_rhat']:.3f} > {MAX_RHAT}")
+    if not out["min_ess_bulk"] >= MIN_ESS:
+        problems.append(f"min bulk ESS {out['min_ess_bulk']:.0f} < {MIN_ESS}")
+    if not out["min_ess_tail"] >= MIN_ESS:
+        problems.append(f"min tail ESS {out['min_ess_tail']:.0f} < {MIN_ESS}")
+    if out["divergences"]:
+        problems.append(f"{out['divergences']} divergent transition(s)")
+    out["ok"] = not problems
+    out["problems"] = problems
+    return out
+
+
+def message(diag: dict) -> str:
+    """One-line warning text for a failed fit ('' when it passed)."""
+    if diag["ok"]:
+        return ""
+    return (
+        "Fit diagnostics failed (" + "; ".join(diag["problems"]) + "): treat these numbers as "
+        "unreliable. Sample longer (draws=, tune=), raise target_accept, or check the design."
+    )
+
+
+def warn_if_failed(diag: dict, stacklevel: int = 3) -> None:
+    """Emit a :class:`~bayes_tee.DiagnosticWarning` when the fit failed a check."""
+    if not diag["ok"]:
+        warnings.warn(message(diag), DiagnosticWarning, stacklevel=stacklevel)

@@ -1,0 +1,165 @@
+"""``fit_posterior(df, ...)``: the front door.
+
+Validates the design, picks the fastest exact likelihood (the balanced-strata shortcut when
+every cell is present with equal replicates, the cell-level model otherwise), samples with
+nutpie, and returns a :class:`~bayes_tee.posterior.Posterior` whose summaries carry a visible
+warning when the diagnostics fail.
+
+>>> import bayes_tee as bt
+>>> df = bt.datasets.load("tee_demo")
+>>> post = bt.fit_posterior(df, outcome="score", item="item", prompt="prompt", judge="judge",
+...                         temperature="temperature", replicate="replicate",
+...                         category="category", random_seed=1)  # doctest: +SKIP
+>>> post.shares()  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+import pymc as pm
+
+from . import diagnostics as diag
+from .design import validate_design
+from .model import build_model
+from .posterior import Posterior
+from .priors import PriorSpec, get_prior
+
+
+def fit_posterior(
+    df: pd.DataFrame,
+    outcome: str,
+    item: str,
+    prompt: str | None = None,
+    judge: str | None = None,
+    temperature: str | None = None,
+    replicate: str | None = None,
+    category: str | None = None,
+    *,
+    judge_effect: Literal["fixed", "random"] = "fixed",
+    priors: str | PriorSpec | dict | None = None,
+    method: Literal["auto", "balanced", "cells", "rows"] = "auto",
+    chains: int = 4,
+    tune: int = 1000,
+    draws: int = 1000,
+    target_accept: float = 0.9,
+    sampler: Literal["nutpie", "pymc"] = "nutpie",
+    random_seed: int | None = None,
+    progress_bar: bool = True,
+) -> Posterior:
+    """Fit the Bayesian TEE model to long evaluation data.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        One row per scored call.
+    outcome, item : str
+        Score column and item column (required).
+    prompt, judge, temperature, replicate, category : str, optional
+        Facet columns; the model uses only the facets present.
+    judge_effect : {"fixed", "random"}
+        Judges as a fixed panel (sensitivity index, the paper's default) or a random facet.
+    priors : str, PriorSpec or dict, optional
+        A preset name from :data:`bayes_tee.priors.PRESETS` or a spec; default half-t(3).
+    method : {"auto", "balanced", "cells", "rows"}
+        Likelihood form; ``auto`` takes ``balanced`` when the design is balanced and
+        ``cells`` otherwise (``rows`` is the slow textbook form, for benchmarks).
+    chains, tune, draws : int
+        Sampler settings.
+    target_accept : float
+        NUTS target acceptance rate.
+    sampler : {"nutpie", "pymc"}
+        nutpie (compiled, fastest) or PyMC's own NUTS.
+    random_seed : int, optional
+        Same seed, same draws.
+    progress_bar : bool
+        Show sampling progress.
+
+    Returns
+    -------
+    Posterior
+
+    Examples
+    --------
+    >>> post = fit_posterior(df, outcome="score", item="item", prompt="prompt",
+    ...                      random_seed=1)  # doctest: +SKIP
+    >>> post.diagnostics()["ok"]  # doctest: +SKIP
+    True
+    """
+    design = validate_design(
+        df,
+        outcome=outcome,
+        item=item,
+        prompt=prompt,
+        judge=judge,
+        temperature=temperature,
+        replicate=replicate,
+        category=category,
+        judge_effect=judge_effect,
+        warn=True,
+    )
+    spec = get_prior(priors)
+    if method == "auto":
+        method = "balanced" if design.balanced else "cells"
+    seed = int(np.random.default_rng().integers(2**31)) if random_seed is None else int(random_seed)
+    t0 = time.perf_counter()
+    model = build_model(design, spec, method=method)
+    idata, timing = _sample(model, sampler, chains, tune, draws, target_accept, seed, progress_bar)
+    keep = [v for v in idata.posterior.data_vars if not str(v).endswith("__")]
+    idata.posterior = idata.posterior[keep]
+    for group in [g for g in idata.groups() if g not in ("posterior", "sample_stats")]:
+        delattr(idata, group)
+    info = {
+        "sampler": sampler,
+        "chains": chains,
+        "tune": tune,
+        "draws": draws,
+        "target_accept": target_accept,
+        "random_seed": seed,
+        "build_s": round(timing["start"] - t0, 3),
+        **timing["durations"],
+        "n_free_parameters": int(sum(np.size(v) for v in model.initial_point().values())),
+    }
+    post = Posterior(idata, design, spec, method, info)
+    diag.warn_if_failed(post.diagnostics(), stacklevel=2)
+    return post
+
+
+def _sample(model, sampler, chains, tune, draws, target_accept, seed, progress_bar):
+    start = time.perf_counter()
+    if sampler == "nutpie":
+        import nutpie
+
+        compiled = nutpie.compile_pymc_model(model)
+        t1 = time.perf_counter()
+        idata = nutpie.sample(
+            compiled,
+            chains=chains,
+            tune=tune,
+            draws=draws,
+            seed=seed,
+            target_accept=target_accept,
+            progress_bar=progress_bar,
+            save_warmup=False,
+        )
+        t2 = time.perf_counter()
+        return idata, {"start": start, "durations": {"compile_s": round(t1 - start, 3), "sample_s": round(t2 - t1, 3)}}
+    if sampler == "pymc":
+        with model:
+            idata = pm.sample(
+                draws=draws,
+                tune=tune,
+                chains=chains,
+                cores=min(chains, os.cpu_count() or 1),
+                target_accept=target_accept,
+                random_seed=seed,
+                progress_bar=progress_bar,
+                compute_convergence_checks=False,
+            )
+        t2 = time.perf_counter()
+        return idata, {"start": start, "durations": {"compile_s": None, "sample_s": round(t2 - start, 3)}}
+    raise ValueError(f"sampler must be 'nutpie' or 'pymc', got {sampler!r}.")

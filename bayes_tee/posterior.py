@@ -1,0 +1,388 @@
+"""The :class:`Posterior` of a TEE fit: ArviZ draws + the design + how it was made.
+
+Methods are thin calls into :mod:`bayes_tee.components` and :mod:`bayes_tee.plots`. Saving
+writes netCDF (no pickle) with the design, priors, method and package version in the
+attributes; :func:`load` refuses a file it cannot interpret.
+
+>>> import bayes_tee as bt
+>>> post = bt.fit_posterior(bt.datasets.load("tee_demo"), outcome="score", item="item",
+...                         prompt="prompt", judge="judge", random_seed=1)  # doctest: +SKIP
+>>> post.save("models/tee_demo.nc"); post2 = bt.load("models/tee_demo.nc")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+import arviz as az
+import numpy as np
+import pandas as pd
+import xarray as xr
+from scipy import stats
+
+from . import components as comp
+from . import diagnostics as diag
+from .design import Design, Roles
+from .priors import PriorSpec
+from .terms import model_terms
+
+FORMAT = "bayes_tee-posterior-1"
+
+
+class Posterior:
+    """Posterior of the TEE model.
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        Draws; ``posterior`` holds ``sigma_<term>``, ``mu`` and ``<facet>_effect``.
+    design : Design
+        The validated design the model was fitted to.
+    priors : PriorSpec
+        Priors used.
+    method : str
+        Likelihood form (``balanced``, ``cells``, ``rows``).
+    info : dict, optional
+        Sampler, timings and settings.
+    """
+
+    def __init__(
+        self,
+        idata: az.InferenceData,
+        design: Design,
+        priors: PriorSpec,
+        method: str,
+        info: dict | None = None,
+    ) -> None:
+        self.idata = idata
+        self.design = design
+        self.priors = priors
+        self.method = method
+        self.info = dict(info or {})
+        self._diag: dict | None = None
+
+    # -- draws -----------------------------------------------------------------------------
+    @property
+    def terms(self) -> list:
+        """The model's terms (components), in display order."""
+        return list(self.design.terms)
+
+    def component_draws(self) -> xr.DataArray:
+        """Variance of every component per draw, dims ``(chain, draw, component)``.
+
+        Random and residual terms: ``sigma^2``. Fixed judge/temperature: the population
+        variance (divide by L) of the level effects, per draw (seed 000 Eq. 7).
+        """
+        post = self.idata.posterior
+        arrays = []
+        for t in self.terms:
+            x = post[t.var_name]
+            if t.kind == "fixed":
+                dim = t.facets[0]
+                arrays.append(((x - x.mean(dim)) ** 2).mean(dim))
+            else:
+                arrays.append(x**2)
+        da = xr.concat(arrays, dim="component", coords="minimal", compat="override")
+        return da.assign_coords(component=[t.label for t in self.terms]).transpose("chain", "draw", "component")
+
+    # -- summaries -------------------------------------------------------------------------
+    def diagnostics(self) -> dict:
+        """R-hat, bulk/tail ESS and divergences over the SDs, grand mean and fixed effects.
+
+        Returns
+        -------
+        dict
+            ``max_rhat``, ``min_ess_bulk``, ``min_ess_tail``, ``divergences``, ``n_draws``,
+            ``ok``, ``problems``.
+        """
+        if self._diag is None:
+            names = [t.var_name for t in self.terms] + ["mu"]
+            self._diag = diag.check(self.idata, names)
+        return dict(self._diag)
+
+    def _stamp(self, table: pd.DataFrame) -> pd.DataFrame:
+        d = self.diagnostics()
+        diag.warn_if_failed(d, stacklevel=4)
+        table.attrs["diagnostics_ok"] = d["ok"]
+        if not d["ok"]:
+            table.attrs["warning"] = diag.message(d)
+        return table
+
+    def components(self, level: float = 0.9) -> pd.DataFrame:
+        """Per-observation variance components and their shares of the per-call variance.
+
+        Parameters
+        ----------
+        level : float
+            Credible level of the intervals (default 90%).
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``component, mean, median, low, high, share_median, share_low, share_high``.
+
+        Examples
+        --------
+        >>> post.components()  # doctest: +SKIP
+        """
+        return self._stamp(comp.components_table(self.component_draws(), level))
+
+    def design_counts(
+        self,
+        n_items: float | None = None,
+        n_prompts: float | None = None,
+        n_judges: float | None = None,
+        n_temperatures: float | None = None,
+        n_replicates: float | None = None,
+        n_categories: float | None = None,
+    ) -> dict[str, float]:
+        """Level counts of the observed design with any of them replaced."""
+        counts = self.design.counts
+        for key, val in (
+            ("item", n_items),
+            ("prompt", n_prompts),
+            ("judge", n_judges),
+            ("temperature", n_temperatures),
+            ("replicate", n_replicates),
+            ("category", n_categories),
+        ):
+            if val is not None:
+                if not val >= 1:
+                    raise ValueError(f"n_{key}s must be at least 1, got {val!r}.")
+                counts[key] = float(val)
+        return counts
+
+    def shares(
+        self,
+        n_items: float | None = None,
+        n_prompts: float | None = None,
+        n_judges: float | None = None,
+        n_temperatures: float | None = None,
+        n_replicates: float | None = None,
+        *,
+        n_categories: float | None = None,
+        estimand: comp.Estimand = "domain",
+        categories: Literal["fixed", "random"] = "fixed",
+        level: float = 0.9,
+    ) -> pd.DataFrame:
+        """Each component's contribution to Var(theta_hat) at a design, and its share.
+
+        Parameters
+        ----------
+        n_items, n_prompts, n_judges, n_temperatures, n_replicates : float, optional
+            Design counts; ``None`` keeps the observed count. Judges and temperatures are
+            fixed panels: more of them means averaging over a panel of that size with the
+            same sensitivity.
+        n_categories : float, optional
+            Categories in the design (used with ``categories="random"``).
+        estimand : {"domain", "finite"}
+            ``finite`` (this exact item set) drops the item and category terms.
+        categories : {"fixed", "random"}
+            Fixed categories (the paper's default) enter with the items, ``/ N``.
+        level : float
+            Credible level.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``component, divisor, contribution_median, contribution_low, contribution_high,
+            share_median, share_low, share_high``; ``attrs["var_theta"]``.
+
+        Examples
+        --------
+        >>> post.shares(n_items=200)  # doctest: +SKIP
+        """
+        counts = self.design_counts(n_items, n_prompts, n_judges, n_temperatures, n_replicates, n_categories)
+        table = comp.shares_table(
+            self.component_draws(), self.terms, counts, estimand=estimand, categories=categories, level=level
+        )
+        table.attrs["design"] = counts
+        table.attrs["estimand"] = estimand
+        return self._stamp(table)
+
+    def theta(self, level: float = 0.95) -> pd.DataFrame:
+        """The grand mean with its panel, TEE and naive intervals side by side.
+
+        ``panel`` is the posterior of the mean for this exact judge/temperature panel.
+        ``tee`` adds the judge/temperature sensitivity: it answers what another equally good
+        pipeline would have reported (seed 000 Sec. 3.3). Its SE is ``sqrt(E[Var(theta_hat)])``
+        over the posterior, and its interval is the quantile of the predictive error mixed over
+        the posterior of Var(theta_hat) (heavier-tailed than a plug-in Normal when the
+        components are uncertain). ``naive`` is ``s / sqrt(n)`` over the rows.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row: ``estimate, panel_low, panel_high, tee_se, tee_low, tee_high,
+            naive_estimate, naive_se, naive_low, naive_high, se_ratio, level``.
+
+        Examples
+        --------
+        >>> post.theta()  # doctest: +SKIP
+        """
+        mu = self.idata.posterior["mu"].values.ravel()
+        a = (1 - level) / 2
+        est = float(np.median(mu))
+        v = comp.var_theta(self.component_draws(), self.terms, self.design.counts).values.ravel()
+        half = comp.normal_mixture_quantile(1 - a, np.sqrt(v))
+        z = float(stats.norm.ppf(1 - a))
+        d = self.design
+        naive_se = d.y_sd / np.sqrt(d.n_rows)
+        tee_se = float(np.sqrt(np.mean(v)))
+        row = {
+            "estimate": est,
+            "panel_low": float(np.quantile(mu, a)),
+            "panel_high": float(np.quantile(mu, 1 - a)),
+            "tee_se": tee_se,
+            "tee_low": est - half,
+            "tee_high": est + half,
+            "naive_estimate": d.y_mean,
+            "naive_se": naive_se,
+            "naive_low": d.y_mean - z * naive_se,
+            "naive_high": d.y_mean + z * naive_se,
+            "se_ratio": tee_se / naive_se,
+            "level": level,
+        }
+        return self._stamp(pd.DataFrame([row]))
+
+    def summary(self) -> str:
+        """Plain-text summary: design, components, shares, theta and diagnostics."""
+        with pd.option_context("display.width", 120, "display.max_columns", 20):
+            parts = [
+                repr(self),
+                "\nPer-observation components (variance scale, 90% intervals):",
+                self.components().round(5).to_string(index=False),
+                "\nShares of Var(theta_hat) at the observed design:",
+                self.shares().drop(columns="divisor").round(4).to_string(index=False),
+                "\ntheta:",
+                self.theta().round(4).T.to_string(header=False),
+                "\nDiagnostics: " + ", ".join(
+                    f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                    for k, v in self.diagnostics().items()
+                    if k != "problems"
+                ),
+            ]
+        msg = diag.message(self.diagnostics())
+        if msg:
+            parts.append("WARNING: " + msg)
+        return "\n".join(parts)
+
+    def plot_shares(self, kind: Literal["vartheta", "observation"] = "vartheta", **kwargs):
+        """Horizontal bars: posterior median share and 90% interval per component.
+
+        Parameters
+        ----------
+        kind : {"vartheta", "observation"}
+            Shares of Var(theta_hat) at the design (``**kwargs`` go to :meth:`shares`) or of
+            the per-call variance.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+        """
+        from .plots import plot_shares
+
+        return plot_shares(self, kind=kind, **kwargs)
+
+    def __repr__(self) -> str:
+        d = self.diagnostics()
+        n = f"{d['n_draws']} draws"
+        status = "diagnostics ok" if d["ok"] else "DIAGNOSTICS FAILED: " + "; ".join(d["problems"])
+        return f"<Posterior {self.method} | {self.design!r} | {n} | {status}>"
+
+    # -- persistence -----------------------------------------------------------------------
+    def save(self, path: str | Path, *, keep_effects: bool = False) -> Path:
+        """Write the posterior to netCDF.
+
+        Keeps the SDs, grand mean, fixed effects, sampler statistics and the per-cell
+        sufficient statistics; random-effect vectors only with ``keep_effects``.
+
+        Returns
+        -------
+        pathlib.Path
+        """
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        names = [t.var_name for t in self.terms] + ["mu"]
+        post = self.idata.posterior if keep_effects else self.idata.posterior[names]
+        meta = {
+            "format": FORMAT,
+            "version": _version(),
+            "design": self.design.to_dict(),
+            "priors": self.priors.to_dict(),
+            "method": self.method,
+            "info": self.info,
+        }
+        post = post.assign_attrs(bayes_tee=json.dumps(meta))
+        cells = xr.Dataset({c: ("cell", self.design.cells[c].to_numpy()) for c in self.design.cells.columns})
+        groups = {"posterior": post, "constant_data": cells}
+        if "sample_stats" in self.idata:
+            groups["sample_stats"] = self.idata.sample_stats
+        az.InferenceData(**groups).to_netcdf(str(path))
+        return path
+
+
+def _version() -> str:
+    from . import __version__
+
+    return __version__
+
+
+def load(path: str | Path) -> Posterior:
+    """Load a posterior written by :meth:`Posterior.save`.
+
+    Raises
+    ------
+    ValueError
+        When the file is not a bayes_tee posterior.
+
+    Examples
+    --------
+    >>> post = load("models/tee_demo.nc")  # doctest: +SKIP
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"No file {str(path)!r}.")
+    idata = az.from_netcdf(str(path))
+    raw = idata.posterior.attrs.get("bayes_tee") if "posterior" in idata else None
+    if raw is None:
+        raise ValueError(
+            f"{str(path)!r} is not a bayes_tee posterior (no 'bayes_tee' attribute); "
+            "write it with Posterior.save()."
+        )
+    meta = json.loads(raw)
+    if meta.get("format") != FORMAT:
+        raise ValueError(f"{str(path)!r} has format {meta.get('format')!r}; this version reads {FORMAT!r}.")
+    cells = idata.constant_data.to_dataframe().reset_index(drop=True)
+    design = _design_from_dict(meta["design"], cells)
+    return Posterior(idata, design, PriorSpec.from_dict(meta["priors"]), meta["method"], meta.get("info"))
+
+
+def _design_from_dict(d: dict, cells: pd.DataFrame) -> Design:
+    facets = tuple(d["facets"])
+    cells = cells[[*facets, "n", "mean", "ss"]]
+    terms = model_terms(
+        facets,
+        replicates=bool((cells["n"] > 1).any()),
+        category=d["categories"] is not None,
+        judge_effect=d["judge_effect"],
+    )
+    return Design(
+        roles=Roles(**d["roles"]),
+        facets=facets,
+        levels={k: tuple(v) for k, v in d["levels"].items()},
+        categories=tuple(d["categories"]) if d["categories"] else None,
+        item_category=None if d["item_category"] is None else np.asarray(d["item_category"]),
+        cells=cells,
+        n_rows=d["n_rows"],
+        dropped=d["dropped"],
+        notes=tuple(d["notes"]),
+        balanced=d["balanced"],
+        y_mean=d["y_mean"],
+        y_sd=d["y_sd"],
+        binary=d["binary"],
+        judge_effect=d["judge_effect"],
+        terms=tuple(terms),
+    )

@@ -1,0 +1,186 @@
+"""Data-generating processes with known variance components.
+
+:func:`tee_dgp` draws a fully crossed pilot from the crossed random-effects model of seed 000
+(Eq. 1) with the component values of its Table 8 as defaults. The true values are returned in
+``df.attrs["truth"]`` on the same scale and with the same labels as
+:meth:`bayes_tee.Posterior.components`, so recovery checks are one comparison.
+
+>>> import bayes_tee as bt
+>>> df = bt.simulate.tee_dgp(n_items=20, n_prompts=3, n_judges=3, n_temperatures=1,
+...                          n_replicates=2, random_seed=0)
+>>> len(df), df.attrs["truth"]["item:judge"]
+(360, 0.02)
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from .terms import FACETS, cell_term, model_terms
+
+#: Seed 000, Table 8. ``cell`` is the table's residual (sigma_epsilon^2); the table lists no
+#: replicate noise, so ``replicate`` is our choice. ``item`` is the within-category variance.
+TABLE8_COMPONENTS: dict[str, float] = {
+    "item": 0.04,
+    "category": 0.015,
+    "prompt": 0.015,
+    "item:prompt": 0.008,
+    "item:temperature": 0.008,
+    "prompt:temperature": 0.003,
+    "item:judge": 0.02,
+    "prompt:judge": 0.003,
+    "cell": 0.03,
+    "replicate": 0.02,
+}
+#: Seed 000, Table 8: judge and temperature level effects {-0.15, 0, 0.15}, population variance 0.015.
+TABLE8_SENSITIVITY: dict[str, float] = {"judge": 0.015, "temperature": 0.015}
+
+
+def spread_levels(n_levels: int, population_variance: float) -> np.ndarray:
+    """Evenly spaced, centred level effects with the given population variance (1/L).
+
+    >>> spread_levels(3, 0.015).round(3).tolist()
+    [-0.15, 0.0, 0.15]
+    """
+    if n_levels == 1:
+        return np.zeros(1)
+    x = np.linspace(-1.0, 1.0, n_levels)
+    return x * np.sqrt(population_variance / np.mean(x**2))
+
+
+def tee_dgp(
+    n_items: int = 30,
+    n_prompts: int = 3,
+    n_judges: int = 3,
+    n_temperatures: int = 3,
+    n_replicates: int = 5,
+    n_categories: int | None = None,
+    *,
+    components: dict[str, float] | None = None,
+    judge_effects: np.ndarray | None = None,
+    temperature_effects: np.ndarray | None = None,
+    mu: float = 0.5,
+    outcome: Literal["gaussian", "threshold", "bernoulli"] = "gaussian",
+    random_seed: int | np.random.Generator | None = None,
+) -> pd.DataFrame:
+    """Simulate a fully crossed evaluation from the TEE model.
+
+    Parameters
+    ----------
+    n_items, n_prompts, n_judges, n_temperatures, n_replicates : int
+        Design. A facet with one level gets no column (and no terms).
+    n_categories : int, optional
+        Items are dealt round-robin into this many categories; ``None`` or 1: no categories
+        (and no ``category`` component).
+    components : dict, optional
+        Variances by component label, overriding :data:`TABLE8_COMPONENTS` (missing labels keep
+        the default; set a label to 0 to switch the term off).
+    judge_effects, temperature_effects : array, optional
+        Fixed level effects; default: evenly spaced with population variance 0.015 (Table 8).
+    mu : float
+        Grand mean.
+    outcome : {"gaussian", "threshold", "bernoulli"}
+        ``gaussian`` returns the continuous score; ``threshold`` returns ``1[score > mu]``;
+        ``bernoulli`` draws ``Bernoulli(clip(score, 0, 1))``. For binary outcomes the truth
+        stays on the latent continuous scale.
+    random_seed : int or Generator, optional
+        Seed; the same seed gives the same data.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``item``, ``category`` (if any), ``prompt``, ``temperature``, ``judge``,
+        ``replicate``, ``score``; ``df.attrs["truth"]`` maps component label -> true value
+        (the realised population variance for judge and temperature).
+
+    Examples
+    --------
+    >>> df = tee_dgp(n_items=10, n_replicates=2, components={"prompt": 0.0}, random_seed=1)
+    >>> df.attrs["truth"]["prompt"]
+    0.0
+    """
+    rng = np.random.default_rng(random_seed)
+    comp = {**TABLE8_COMPONENTS, **(components or {})}
+    N, V, H, M, R = n_items, n_prompts, n_temperatures, n_judges, n_replicates
+    C = n_categories if n_categories and n_categories > 1 else 0
+    tau = (
+        np.asarray(temperature_effects, float)
+        if temperature_effects is not None
+        else spread_levels(H, TABLE8_SENSITIVITY["temperature"])
+    )
+    lam = (
+        np.asarray(judge_effects, float)
+        if judge_effects is not None
+        else spread_levels(M, TABLE8_SENSITIVITY["judge"])
+    )
+    if tau.shape != (H,) or lam.shape != (M,):
+        raise ValueError("temperature_effects / judge_effects need one value per level.")
+
+    def draw(label: str, *shape: int) -> np.ndarray:
+        return rng.normal(0.0, np.sqrt(comp[label]), size=shape)
+
+    item_cat = np.arange(N) % C if C else np.zeros(N, dtype=int)
+    a = draw("item", N) + (draw("category", C)[item_cat] if C else 0.0)
+    y = (
+        mu
+        + a[:, None, None, None, None]
+        + draw("prompt", V)[None, :, None, None, None]
+        + tau[None, None, :, None, None]
+        + lam[None, None, None, :, None]
+        + draw("item:prompt", N, V)[:, :, None, None, None]
+        + draw("item:temperature", N, H)[:, None, :, None, None]
+        + draw("prompt:temperature", V, H)[None, :, :, None, None]
+        + draw("item:judge", N, M)[:, None, None, :, None]
+        + draw("prompt:judge", V, M)[None, :, None, :, None]
+        + draw("cell", N, V, H, M)[..., None]
+        + draw("replicate", N, V, H, M, R)
+    )
+    grid = np.indices((N, V, H, M, R)).reshape(5, -1)
+    temps = np.round(np.linspace(0.0, 1.0, H), 2) if H > 1 else np.zeros(1)
+    cols: dict[str, np.ndarray] = {"item": np.array([f"i{k:03d}" for k in range(N)])[grid[0]]}
+    if C:
+        cols["category"] = np.array([f"c{k}" for k in range(C)])[item_cat][grid[0]]
+    if V > 1:
+        cols["prompt"] = np.array([f"v{k + 1}" for k in range(V)])[grid[1]]
+    if H > 1:
+        cols["temperature"] = temps[grid[2]]
+    if M > 1:
+        cols["judge"] = np.array([f"judge{k + 1}" for k in range(M)])[grid[3]]
+    cols["replicate"] = grid[4] + 1
+    score = y.reshape(-1)
+    if outcome == "threshold":
+        score = (score > mu).astype(int)
+    elif outcome == "bernoulli":
+        score = rng.binomial(1, np.clip(score, 0.0, 1.0))
+    elif outcome != "gaussian":
+        raise ValueError(f"outcome must be 'gaussian', 'threshold' or 'bernoulli', got {outcome!r}.")
+    cols["score"] = score
+    df = pd.DataFrame(cols)
+
+    truth = {k: float(v) for k, v in comp.items()}
+    if not C:
+        truth.pop("category")
+    if V == 1:
+        for k in ("prompt", "item:prompt", "prompt:temperature", "prompt:judge"):
+            truth.pop(k)
+    if H == 1:
+        truth.pop("item:temperature")
+        truth.pop("prompt:temperature", None)
+    else:
+        truth["temperature"] = float(np.mean((tau - tau.mean()) ** 2))
+    if M == 1:
+        truth.pop("item:judge")
+        truth.pop("prompt:judge", None)
+    else:
+        truth["judge"] = float(np.mean((lam - lam.mean()) ** 2))
+    if R == 1:
+        truth["cell"] += truth.pop("replicate")
+    facets = tuple(f for f, n in zip(FACETS, (N, V, H, M)) if n > 1)
+    terms = model_terms(facets, replicates=R > 1, category=bool(C))
+    if "cell" not in {t.label for t in terms}:  # the cell error coincides with another term
+        truth[cell_term(terms).label] += truth.pop("cell")
+    df.attrs["truth"] = truth
+    return df
