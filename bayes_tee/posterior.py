@@ -13,6 +13,7 @@ attributes; :func:`load` refuses a file it cannot interpret.
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import Literal
 
@@ -25,6 +26,7 @@ from scipy import stats
 from . import components as comp
 from . import diagnostics as diag
 from .design import Design, Roles
+from .exceptions import DiagnosticWarning
 from .priors import PriorSpec
 from .terms import model_terms
 
@@ -248,8 +250,13 @@ class Posterior:
         return self._stamp(pd.DataFrame([row]))
 
     def summary(self) -> str:
-        """Plain-text summary: design, components, shares, theta and diagnostics."""
-        with pd.option_context("display.width", 120, "display.max_columns", 20):
+        """Plain-text summary: design, components, shares, theta and diagnostics.
+
+        A failed fit is reported in the text (a final ``WARNING:`` line) rather than as a
+        Python warning per table.
+        """
+        with pd.option_context("display.width", 120, "display.max_columns", 20), warnings.catch_warnings():
+            warnings.simplefilter("ignore", DiagnosticWarning)
             parts = [
                 repr(self),
                 "\nPer-observation components (variance scale, 90% intervals):",

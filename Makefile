@@ -1,0 +1,35 @@
+# Two commands do all set-up on a fresh machine: `make demo` and `make test`.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test venv bench models clean
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e ".[test]"
+	$(BIN)/python -m ipykernel install --user --name bayes_tee --display-name "bayes_tee" >/dev/null
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+## Fit the embedded demo pilot; print components, shares, theta, diagnostics; write out/demo_shares.png
+demo: $(STAMP)
+	$(BIN)/bayes-tee demo --out out
+
+## Run the test suite (fits use few draws; about 10 minutes on 2 cores)
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+## Speed benchmarks (ratios against a baseline in the same process)
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench_fit.py
+
+## Regenerate the reference posteriors in models/
+models: $(STAMP)
+	$(BIN)/bayes-tee demo --out out --save models/tee_demo.nc --quiet
+
+clean:
+	rm -rf $(VENV) out .pytest_cache

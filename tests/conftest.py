@@ -1,0 +1,50 @@
+"""Session-scoped reference fits (each compiles once per test session)."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import pytest
+
+import bayes_tee as bt
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+DEMO_ROLES = dict(
+    outcome="score",
+    item="item",
+    prompt="prompt",
+    judge="judge",
+    temperature="temperature",
+    replicate="replicate",
+    category="category",
+)
+
+
+def shared_file(*parts: str) -> Path:
+    """Path under ../shared, or skip the test with the reason."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"{path} not found: the shared data folder is not beside this clone")
+    return path
+
+
+@pytest.fixture(scope="session")
+def demo_df():
+    return bt.datasets.load("tee_demo")
+
+
+@pytest.fixture(scope="session")
+def demo_post(demo_df):
+    """The demo pilot with default sampler settings (the 'clean geometry' claim)."""
+    return bt.fit_posterior(demo_df, **DEMO_ROLES, random_seed=1, progress_bar=False)
+
+
+@pytest.fixture(scope="session")
+def demo_post_cells(demo_df):
+    """The same data through the general cell-level model."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bt.DiagnosticWarning)  # asserted in the test
+        return bt.fit_posterior(
+            demo_df, **DEMO_ROLES, method="cells", random_seed=2, progress_bar=False
+        )

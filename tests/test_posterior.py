@@ -1,0 +1,64 @@
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+import xarray as xr
+
+import bayes_tee as bt
+
+
+def test_save_load_roundtrip(demo_post, tmp_path):
+    path = demo_post.save(tmp_path / "demo.nc")
+    again = bt.load(path)
+    pd.testing.assert_frame_equal(again.components(), demo_post.components())
+    pd.testing.assert_frame_equal(again.theta(), demo_post.theta())
+    pd.testing.assert_frame_equal(again.shares(n_items=200), demo_post.shares(n_items=200))
+    assert again.priors == demo_post.priors and again.method == demo_post.method
+    assert again.design.counts == demo_post.design.counts
+
+
+def test_load_refuses_foreign_files(tmp_path):
+    path = tmp_path / "other.nc"
+    xr.Dataset({"x": ("a", np.arange(3.0))}).to_netcdf(path)
+    with pytest.raises(ValueError, match="not a bayes_tee posterior"):
+        bt.load(path)
+    with pytest.raises(FileNotFoundError):
+        bt.load(tmp_path / "missing.nc")
+
+
+def test_failed_diagnostics_are_visible_everywhere():
+    df = bt.simulate.tee_dgp(n_items=10, n_prompts=2, n_judges=2, n_temperatures=1, n_replicates=2,
+                             random_seed=5)
+    with pytest.warns(bt.DiagnosticWarning, match="ESS"):
+        post = bt.fit_posterior(df, outcome="score", item="item", prompt="prompt", judge="judge",
+                                chains=2, tune=30, draws=20, random_seed=1, progress_bar=False)
+    for call in (post.components, post.shares, post.theta):
+        with pytest.warns(bt.DiagnosticWarning):
+            table = call()
+        assert "warning" in table.attrs and not table.attrs["diagnostics_ok"]
+    assert "DIAGNOSTICS FAILED" in repr(post)
+    assert "WARNING" in post.summary()
+
+
+def test_shares_at_other_designs(demo_post):
+    base = demo_post.shares()
+    more = demo_post.shares(n_items=4000, n_prompts=300, n_replicates=100)
+    vb, vm = base.attrs["var_theta"]["median"], more.attrs["var_theta"]["median"]
+    assert vm < vb
+    s = more.set_index("component")["share_median"]
+    assert s[["judge", "temperature"]].sum() > 0.8
+    with pytest.raises(ValueError, match="at least 1"):
+        demo_post.shares(n_items=0)
+
+
+def test_plot_shares_returns_a_figure(demo_post, tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    fig = demo_post.plot_shares()
+    fig.savefig(tmp_path / "s.png")
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert set(labels) == {t.label for t in demo_post.terms}
+    fig2 = demo_post.plot_shares(kind="observation")
+    assert "per-call" in fig2.axes[0].get_title()
