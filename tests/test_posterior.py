@@ -62,3 +62,15 @@ def test_plot_shares_returns_a_figure(demo_post, tmp_path):
     assert set(labels) == {t.label for t in demo_post.terms}
     fig2 = demo_post.plot_shares(kind="observation")
     assert "per-call" in fig2.axes[0].get_title()
+
+
+def test_reference_posterior_in_models_loads():
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "models" / "tee_demo.nc"
+    post = bt.load(path)
+    assert post.diagnostics()["ok"]
+    comp = post.components().set_index("component")
+    truth = bt.datasets.truth("tee_demo")
+    inside = sum(comp.loc[k, "low"] <= v <= comp.loc[k, "high"] for k, v in truth.items())
+    assert inside >= 10
