@@ -33,7 +33,7 @@ def _sampler_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--strict", action="store_true", help="exit 2 when diagnostics fail")
 
 
-def _report(post, out: Path | None, quiet: bool) -> None:
+def _report(post, out: Path | None) -> None:
     print(post.summary())
     if out is not None:
         from .plots import plot_shares
@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
                 roles = {r: getattr(args, r) for r in ROLE_FLAGS}
                 save = args.out
             post = _fit(args, df, roles)
-            _report(post, Path(args.out) if args.command == "demo" else None, args.quiet)
+            _report(post, Path(args.out) if args.command == "demo" else None)
             if save:
                 print(f"Posterior saved to {post.save(save)}")
     except (DesignError, FileNotFoundError, ValueError, KeyError) as err:

@@ -140,6 +140,24 @@ def components_table(draws: xr.DataArray, level: float = 0.9) -> pd.DataFrame:
     return out.reset_index()
 
 
+def contributions(
+    draws: xr.DataArray,
+    terms: list[Term],
+    counts: dict[str, float],
+    *,
+    estimand: Estimand = "domain",
+    categories: Literal["fixed", "random"] = "fixed",
+) -> xr.DataArray:
+    """Each component's contribution to Var(theta_hat) per draw, with a ``divisor`` coord.
+
+    Summing over ``component`` gives Var(theta_hat) per draw.
+    """
+    labels = [str(c) for c in draws["component"].values]
+    div = divisors(labels, counts, facets={t.label: t.facets for t in terms}, categories=categories)
+    contrib = vartheta_contributions(draws.values, labels, div, estimand=estimand)
+    return draws.copy(data=contrib).assign_coords(divisor=("component", div))
+
+
 def shares_table(
     draws: xr.DataArray,
     terms: list[Term],
@@ -158,18 +176,12 @@ def shares_table(
         share_median, share_low, share_high``; ``attrs["var_theta"]`` holds the summary of
         the total.
     """
-    labels = [str(c) for c in draws["component"].values]
-    by_label = {t.label: t.facets for t in terms}
-    div = divisors(labels, counts, facets=by_label, categories=categories)
-    contrib = xr.apply_ufunc(
-        vartheta_contributions,
-        draws,
-        kwargs={"labels": labels, "divisor": div, "estimand": estimand},
-        input_core_dims=[["component"]],
-        output_core_dims=[["component"]],
-    )
+    contrib = contributions(draws, terms, counts, estimand=estimand, categories=categories)
     total = contrib.sum("component")
-    out = pd.DataFrame({"divisor": div}, index=pd.Index(labels, name="component"))
+    out = pd.DataFrame(
+        {"divisor": contrib["divisor"].values},
+        index=pd.Index(contrib["component"].values.astype(str), name="component"),
+    )
     out = out.join(summarize(contrib, level, "contribution_"))
     out = out.join(summarize(contrib / total, level, "share_"))
     out = out.reset_index()
@@ -181,18 +193,3 @@ def shares_table(
         "high": float(np.quantile(vals, 1 - q)),
     }
     return out
-
-
-def var_theta(
-    draws: xr.DataArray,
-    terms: list[Term],
-    counts: dict[str, float],
-    *,
-    estimand: Estimand = "domain",
-    categories: Literal["fixed", "random"] = "fixed",
-) -> xr.DataArray:
-    """Var(theta_hat) at a design, per draw (dims ``chain, draw``)."""
-    labels = [str(c) for c in draws["component"].values]
-    div = divisors(labels, counts, facets={t.label: t.facets for t in terms}, categories=categories)
-    contrib = vartheta_contributions(draws.values, labels, div, estimand=estimand)
-    return xr.DataArray(contrib.sum(-1), dims=("chain", "draw"))

@@ -59,7 +59,7 @@ def plot_shares(
     ax.errorbar(med, y, xerr=[med - lo, hi - med], fmt="none", ecolor="black", capsize=3, lw=1)
     ax.set_yticks(y, table["component"])
     ax.set_xlabel("share (%): posterior median, 90% interval")
-    ax.set_xlim(0, max(100.0, float(hi.max()) * 1.05) if hi.max() > 60 else float(hi.max()) * 1.1 + 1)
+    ax.set_xlim(0, min(100.0, float(hi.max()) * 1.1 + 1))
     counts = post.design_counts(
         **{k: v for k, v in shares_kwargs.items() if k.startswith("n_")}
     )

@@ -227,7 +227,8 @@ class Posterior:
         mu = self.idata.posterior["mu"].values.ravel()
         a = (1 - level) / 2
         est = float(np.median(mu))
-        v = comp.var_theta(self.component_draws(), self.terms, self.design.counts).values.ravel()
+        contrib = comp.contributions(self.component_draws(), self.terms, self.design.counts)
+        v = contrib.sum("component").values.ravel()
         half = comp.normal_mixture_quantile(1 - a, np.sqrt(v))
         z = float(stats.norm.ppf(1 - a))
         d = self.design

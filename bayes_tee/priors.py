@@ -65,20 +65,6 @@ class SDPrior:
             return pm.HalfCauchy(name, beta=s)
         return pm.Exponential(name, lam=1.0 / s)
 
-    def logp_scipy(self, sd: float, outcome_sd: float) -> float:
-        """Log density at ``sd`` (for plotting and sensitivity checks)."""
-        from scipy import stats
-
-        s = self.scale * outcome_sd
-        dist = {
-            "half_t": stats.t(self.nu, scale=s),
-            "half_normal": stats.norm(scale=s),
-            "half_cauchy": stats.cauchy(scale=s),
-        }.get(self.family)
-        if dist is None:
-            return float(stats.expon(scale=s).logpdf(sd))
-        return float(dist.logpdf(sd) + 0.6931471805599453)
-
 
 @dataclass(frozen=True)
 class PriorSpec:

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
-
 import pytest
 
 import bayes_tee as bt
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 DEMO_ROLES = dict(
     outcome="score",
     item="item",
@@ -19,14 +16,6 @@ DEMO_ROLES = dict(
     replicate="replicate",
     category="category",
 )
-
-
-def shared_file(*parts: str) -> Path:
-    """Path under ../shared, or skip the test with the reason."""
-    path = SHARED.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"{path} not found: the shared data folder is not beside this clone")
-    return path
 
 
 @pytest.fixture(scope="session")

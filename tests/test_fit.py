@@ -27,22 +27,24 @@ def true_top_two(post, truth):
     return [labels[i] for i in np.argsort(-contrib)[:2]]
 
 
+def simulate_and_fit(n_items, n_prompts, n_replicates, data_seed, fit_seed):
+    """M=3 judges with a clear effect, H=3 temperatures with a small one (a clear true ranking)."""
+    df = bt.simulate.tee_dgp(n_items=n_items, n_prompts=n_prompts, n_judges=3, n_temperatures=3,
+                             n_replicates=n_replicates, judge_effects=[-0.3, 0.05, 0.25],
+                             temperature_effects=[-0.05, 0.0, 0.05], random_seed=data_seed)
+    return df, bt.fit_posterior(df, **ROLES, random_seed=fit_seed, **FAST)
+
+
 @pytest.fixture(scope="module")
 def pilot():
     """Near the paper's pilot (seed 000 App. I): N=30, V=3, M=3, H=3, R=3, 2,430 calls."""
-    df = bt.simulate.tee_dgp(n_items=30, n_prompts=3, n_judges=3, n_temperatures=3, n_replicates=3,
-                             judge_effects=[-0.3, 0.05, 0.25], temperature_effects=[-0.05, 0.0, 0.05],
-                             random_seed=11)
-    return df, bt.fit_posterior(df, **ROLES, random_seed=1, **FAST)
+    return simulate_and_fit(30, 3, 3, data_seed=11, fit_seed=1)
 
 
 @pytest.fixture(scope="module")
 def larger():
     """N=100, V=5, M=3, H=3, R=5 (22,500 calls)."""
-    df = bt.simulate.tee_dgp(n_items=100, n_prompts=5, n_judges=3, n_temperatures=3, n_replicates=5,
-                             judge_effects=[-0.3, 0.05, 0.25], temperature_effects=[-0.05, 0.0, 0.05],
-                             random_seed=12)
-    return df, bt.fit_posterior(df, **ROLES, random_seed=2, **FAST)
+    return simulate_and_fit(100, 5, 5, data_seed=12, fit_seed=2)
 
 
 @pytest.mark.parametrize("which", ["pilot", "larger"])
