@@ -37,10 +37,11 @@ import pytensor.tensor as pt
 
 from .anova import anova_estimates, strata
 from .design import Design
+from .linalg import ItemBlocks, item_block_loglik, woodbury_loglik
 from .priors import PriorSpec
 from .terms import Term, cell_term
 
-Method = Literal["balanced", "cells", "rows"]
+Method = Literal["balanced", "marginal", "cells", "rows"]
 
 #: Random terms with at most this many levels are integrated out of the cell model exactly.
 MAX_MARGINAL_LEVELS = 40
@@ -139,8 +140,10 @@ def build_model(
     """
     if method == "balanced":
         return _balanced_model(design, priors)
+    if method == "marginal":
+        return _marginal_model(design, priors)
     if method not in ("cells", "rows"):
-        raise ValueError(f"method must be 'balanced', 'cells' or 'rows', got {method!r}.")
+        raise ValueError(f"method must be 'balanced', 'marginal', 'cells' or 'rows', got {method!r}.")
     return _cell_model(design, priors, centering or choose_centering(design), rows=method == "rows")
 
 
@@ -232,7 +235,7 @@ def _cell_model(design: Design, priors: PriorSpec, centering: dict[str, bool], *
             cols = np.stack([levels[t.label][0] + o for t, o in zip(marginal, offsets)])
             scale = pt.concatenate([pt.repeat(sig[t.label], w) for t, w in zip(marginal, widths)])
             pm.Potential(
-                "cell_mean_loglik", _woodbury_loglik(resid, var, n, cols, int(sum(widths)), scale)
+                "cell_mean_loglik", woodbury_loglik(resid, var, n, cols, int(sum(widths)), scale)
             )
         else:
             pm.Potential("cell_mean_loglik", -0.5 * pt.sum(pt.log(var) + resid**2 / var))
@@ -243,28 +246,86 @@ def _cell_model(design: Design, priors: PriorSpec, centering: dict[str, bool], *
     return model
 
 
-def _woodbury_loglik(resid, var, n: np.ndarray, cols: np.ndarray, K: int, scale) -> pt.TensorVariable:
-    """Log density of ``resid ~ N(0, diag(var) + Z diag(scale^2) Z')`` up to a constant.
+def _position_indicators(design: Design, others: list[str], facets: tuple[str, ...]) -> np.ndarray:
+    """``(P, K)`` 0/1 matrix: at each position of an item block, which level of ``facets`` it is."""
+    shape = [len(design.levels[f]) for f in others]
+    grid = np.indices(shape).reshape(len(shape), -1) if shape else np.zeros((0, 1), dtype=int)
+    sub = [others.index(f) for f in facets]
+    col = np.ravel_multi_index(grid[sub], [shape[j] for j in sub]) if sub else np.zeros(grid.shape[1], int)
+    width = int(np.prod([shape[j] for j in sub])) if sub else 1
+    return np.eye(width)[col]
 
-    ``Z`` is the 0/1 indicator matrix of the integrated-out levels, given as ``cols``: one row
-    per term, holding each cell's column. With ``S = diag(scale)`` and
-    ``M = I + S Z' D^-1 Z S`` (K x K), the determinant lemma and Woodbury's identity give
-    ``log|Sigma| = sum log var + log|M|`` and ``r' Sigma^-1 r = r' D^-1 r - b' M^-1 b`` with
-    ``b = S Z' D^-1 r``; stable as any scale -> 0. ``D`` depends on a cell only through its
-    replicate count ``n``, so ``Z' D^-1 Z = sum_g d_g Z_g' Z_g`` over the few distinct counts
-    with constant ``Z_g' Z_g``; ``Z' D^-1 r`` is a scatter-add.
-    """
-    dinv = 1.0 / var
-    groups, first, group_of = np.unique(n, return_index=True, return_inverse=True)
-    ztz = np.zeros((len(groups), K, K))
-    for t in range(cols.shape[0]):
-        for u in range(cols.shape[0]):
-            np.add.at(ztz, (group_of, cols[t], cols[u]), 1.0)
-    A = pt.tensordot(dinv[first], pt.as_tensor(ztz), axes=1)
-    zr = pt.inc_subtensor(pt.zeros(K)[cols.ravel()], pt.tile(dinv * resid, cols.shape[0]))
-    M = pt.eye(K) + scale[:, None] * A * scale[None, :]
-    b = scale * zr
-    chol = pt.linalg.cholesky(M)
-    w = pt.linalg.solve_triangular(chol, b, lower=True)
-    logdet = 2.0 * pt.sum(pt.log(pt.diag(chol)))
-    return -0.5 * (pt.sum(pt.log(var)) + logdet + pt.sum(dinv * resid**2) - pt.sum(w**2))
+
+def marginal_layout(design: Design) -> tuple[ItemBlocks, list[Term], list[Term]]:
+    """Item blocks and the item-nested / crossed random terms of the marginal model."""
+    others = [f for f in design.facets if f != "item"]
+    cells = design.cells
+    shape = [len(design.levels[f]) for f in others]
+    position = (
+        np.ravel_multi_index([cells[f].to_numpy() for f in others], shape)
+        if others
+        else np.zeros(len(cells), int)
+    )
+    blocks = ItemBlocks.build(
+        cells["item"].to_numpy(), position, cells["n"].to_numpy().astype(float),
+        len(design.levels["item"]), int(np.prod(shape)) if shape else 1,
+    )
+    ct = cell_term(list(design.terms))
+    random = [t for t in design.terms if t.kind == "random" and t.label not in (ct.label, "category")]
+    nested = [t for t in random if "item" in t.facets]
+    crossed = [t for t in random if "item" not in t.facets]
+    return blocks, nested, crossed
+
+
+def marginal_cost(design: Design) -> float:
+    """Floating-point work of one marginal log-density evaluation (see :func:`build_model`)."""
+    blocks, nested, crossed = marginal_layout(design)
+    others = [f for f in design.facets if f != "item"]
+
+    def width(t: Term) -> int:
+        return _position_indicators(design, others, tuple(f for f in t.facets if f != "item")).shape[1]
+
+    return blocks.flops(sum(map(width, nested)), sum(map(width, crossed)) + len(design.categories or ()))
+
+
+def _marginal_model(design: Design, priors: PriorSpec) -> pm.Model:
+    blocks, nested, crossed = marginal_layout(design)
+    others = [f for f in design.facets if f != "item"]
+    ct = cell_term(list(design.terms))
+    cells = design.cells
+
+    def indicators(terms):
+        mats = [_position_indicators(design, others, tuple(f for f in t.facets if f != "item")) for t in terms]
+        return (np.concatenate(mats, axis=1) if mats else np.zeros((blocks.P, 0))), [m.shape[1] for m in mats]
+
+    def scales(terms, widths):
+        if not terms:
+            return pt.zeros(0)
+        return pt.concatenate([pt.repeat(sig[t.label], w) for t, w in zip(terms, widths)])
+
+    za, wa = indicators(nested)
+    zb, wb = indicators(crossed)
+    with pm.Model(coords=_coords(design)) as model:
+        sig = _sd_priors(design, priors)
+        pred = _intercept(design, priors)
+        for t in design.terms:
+            if t.kind == "fixed":
+                pred = pred + _fixed_effect(design, priors, t)[cells[t.facets[0]].to_numpy()]
+        rep = sig.get("replicate")
+        grouped = bool(design.categories)
+        pm.Potential(
+            "cell_mean_loglik",
+            item_block_loglik(
+                blocks,
+                cells["mean"].to_numpy() - pred,
+                sig[ct.label] ** 2,
+                rep**2 if rep is not None else pt.as_tensor(0.0),
+                za, scales(nested, wa), zb, scales(crossed, wb),
+                item_group=design.item_category if grouped else None,
+                scale_group=sig["category"] if grouped else None,
+            ),
+        )
+        if rep is not None:
+            n = cells["n"].to_numpy().astype(float)
+            pm.Potential("replicate_loglik", -float((n - 1).sum()) * pt.log(rep) - float(cells["ss"].sum()) / (2.0 * rep**2))
+    return model

@@ -37,3 +37,9 @@ def demo_post_cells(demo_df):
         return bt.fit_posterior(
             demo_df, **DEMO_ROLES, method="cells", random_seed=2, progress_bar=False
         )
+
+
+@pytest.fixture(scope="session")
+def demo_post_marginal(demo_df):
+    """The same data through the marginal model (every random effect integrated out)."""
+    return bt.fit_posterior(demo_df, **DEMO_ROLES, method="marginal", random_seed=3, progress_bar=False)
