@@ -28,8 +28,13 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_fit.py
 
 ## Regenerate the reference posteriors in models/
+SHARED ?= ../shared
 models: $(STAMP)
 	$(BIN)/bayes-tee demo --out out --save models/tee_demo.nc --quiet
+	$(BIN)/bayes-tee fit $(SHARED)/external/tee_replication/propaganda_pilot_clean.csv \
+	    --outcome cn_more_favorable --item question_ID --prompt variant_id --judge judge_model \
+	    --temperature temperature --replicate replication --category question_focus \
+	    --seed 1 --quiet --out models/propaganda_pilot.nc
 
 clean:
 	rm -rf $(VENV) out .pytest_cache

@@ -118,6 +118,13 @@ def summarize(da: xr.DataArray, level: float, prefix: str = "") -> pd.DataFrame:
     )
 
 
+def summarize_samples(x: np.ndarray, level: float, prefix: str = "") -> pd.DataFrame:
+    """Median and central interval of each column of ``(n_samples, n)`` draws."""
+    q = (1 - level) / 2
+    lo, med, hi = np.quantile(x, [q, 0.5, 1 - q], axis=0)
+    return pd.DataFrame({f"{prefix}median": med, f"{prefix}low": lo, f"{prefix}high": hi})
+
+
 def components_table(draws: xr.DataArray, level: float = 0.9) -> pd.DataFrame:
     """Per-observation variance components with their shares of the per-call variance.
 

@@ -79,3 +79,87 @@ def plot_shares(
         fig.text(0.01, 0.005, "WARNING: " + msg, color="red", fontsize=7, wrap=True)
     fig.tight_layout(rect=(0, 0.05 if msg else 0, 1, 1))
     return fig
+
+
+def _warn_footer(fig, table) -> None:
+    msg = table.attrs.get("warning")
+    if msg:
+        fig.text(0.01, 0.005, "WARNING: " + msg, color="red", fontsize=7, wrap=True)
+    fig.tight_layout(rect=(0, 0.05 if msg else 0, 1, 1))
+
+
+def plot_dstudy(table, x: str = "n_items", ax=None) -> "Figure":
+    """Projected SE against ``x`` with one line (median) and band (interval) per combination of
+    the other design fields that vary in ``table`` (from :meth:`Posterior.dstudy`)."""
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(7.0, 4.5))
+    else:
+        fig = ax.figure
+    others = [c for c in ("n_prompts", "n_judges", "n_temperatures", "n_replicates", "n_categories")
+              if c in table and c != x and table[c].nunique() > 1]
+    groups = table.groupby(others) if others else [((), table)]
+    short = {"n_prompts": "V", "n_judges": "M", "n_temperatures": "H", "n_replicates": "R", "n_categories": "C"}
+    for key, g in groups:
+        g = g.sort_values(x)
+        key = key if isinstance(key, tuple) else (key,)
+        label = ", ".join(f"{short[c]}={v:g}" for c, v in zip(others, key)) or "projection"
+        line, = ax.plot(g[x], g["se_median"], marker="o", ms=3, label=label)
+        ax.fill_between(g[x], g["se_low"], g["se_high"], color=line.get_color(), alpha=0.15)
+    ax.set_xlabel({"n_items": "items N'"}.get(x, x))
+    ax.set_ylabel(f"SE of θ̂ (median, {table.attrs.get('level', 0.9):.0%} band)")
+    ax.set_title(f"D-study: {table.attrs.get('decision', 'absolute')} error, "
+                 f"{table.attrs.get('estimand', 'domain')} estimand", fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    _warn_footer(fig, table)
+    return fig
+
+
+def plot_interventions(table, ax=None) -> "Figure":
+    """Percent change in Var(theta_hat) per intervention: median bar with its interval."""
+    table = table.sort_values("change_median")
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(7.0, 0.45 * len(table) + 1.6))
+    else:
+        fig = ax.figure
+    y = np.arange(len(table))
+    med, lo, hi = (table[f"change_{k}"].to_numpy() for k in ("median", "low", "high"))
+    colors = np.where(med < 0, "#55A868", "#C44E52")
+    ax.barh(y, med, color=colors, alpha=0.85, height=0.6)
+    ax.errorbar(med, y, xerr=[med - lo, hi - med], fmt="none", ecolor="black", capsize=3, lw=1)
+    ax.axvline(0, color="black", lw=0.8)
+    ax.set_yticks(y, table["intervention"])
+    ax.set_xlabel(f"change in Var(θ̂) (%): median, {table.attrs.get('level', 0.9):.0%} interval")
+    ax.set_title("What each design change does to Var(θ̂)", fontsize=10)
+    ax.grid(axis="x", alpha=0.3)
+    _warn_footer(fig, table)
+    return fig
+
+
+def plot_frontier(plan, ax=None) -> "Figure":
+    """Cost against projected SE for every candidate design, the efficiency frontier, the
+    current design and the chosen one (seed 000 Fig. 3b)."""
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(7.0, 4.5))
+    else:
+        fig = ax.figure
+    allc, front = plan.candidates, plan.frontier
+    ax.scatter(allc["cost"], allc["se_median"], s=6, color="0.7", label="candidate designs")
+    ax.plot(front["cost"], front["se_median"], color="#4C72B0", lw=1.5, label="frontier (median SE)")
+    ax.fill_between(front["cost"], front["se_low"], front["se_high"], color="#4C72B0", alpha=0.15,
+                    step=None)
+    for row, style, name in ((plan.current, dict(marker="s", color="black"), "current design"),
+                             (plan.best, dict(marker="*", color="#C44E52", ms=14), "chosen design")):
+        ax.errorbar(row["cost"], row["se_median"], yerr=[[row["se_median"] - row["se_low"]],
+                    [row["se_high"] - row["se_median"]]], ls="none", capsize=3, **style, label=name)
+    ax.axvline(plan.budget, color="0.4", ls="--", lw=0.8, label="budget")
+    ax.set_xscale("log")
+    ax.set_xlabel("cost")
+    ax.set_ylabel("SE of θ̂ (median, interval)")
+    b = plan.best
+    ax.set_title(f"Best at budget: N={b['n_items']:g} V={b['n_prompts']:g} M={b['n_judges']:g} "
+                 f"H={b['n_temperatures']:g} R={b['n_replicates']:g}, SE {b['se_median']:.3g}", fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    _warn_footer(fig, plan.candidates)
+    return fig

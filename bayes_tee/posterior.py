@@ -25,6 +25,7 @@ from scipy import stats
 
 from . import components as comp
 from . import diagnostics as diag
+from . import dstudy as ds
 from .design import Design, Roles
 from .exceptions import DiagnosticWarning
 from .priors import PriorSpec
@@ -203,6 +204,195 @@ class Posterior:
         table.attrs["design"] = counts
         table.attrs["estimand"] = estimand
         return self._stamp(table)
+
+    # -- D-study -------------------------------------------------------------------------
+    def _draw_matrix(self) -> np.ndarray:
+        da = self.component_draws()
+        return da.values.reshape(-1, da.sizes["component"])
+
+    def _facets(self) -> dict[str, tuple[str, ...]]:
+        return {t.label: t.facets for t in self.terms}
+
+    def _check_judges(self, judges: Literal["panel", "new"], n_judges) -> None:
+        if judges not in ("panel", "new"):
+            raise ValueError(f"judges must be 'panel' or 'new', got {judges!r}.")
+        fixed = any(t.label == "judge" and t.kind == "fixed" for t in self.terms)
+        M = self.design.counts.get("judge", 1)
+        more = n_judges is not None and np.max(np.atleast_1d(n_judges)) > M
+        if fixed and (judges == "new" or more):
+            warnings.warn(
+                f"Judges were fitted as a fixed panel of {M:g}; projecting to new judges uses the "
+                "panel's sensitivity index as if it were the variance of a judge population (it "
+                "understates that variance by (M-1)/M and ignores that the next judges may differ). "
+                "Refit with judge_effect='random' for a superpopulation judge variance.",
+                UserWarning,
+                stacklevel=3,
+            )
+
+    def variance_at(
+        self,
+        designs: pd.DataFrame,
+        *,
+        estimand: comp.Estimand = "domain",
+        decision: ds.Decision = "absolute",
+        categories: Literal["fixed", "random"] = "fixed",
+    ) -> np.ndarray:
+        """Var(theta_hat) per posterior draw at each design row, ``(n_draws, n_designs)``.
+
+        >>> post.variance_at(ds.design_grid(n_items=[50, 100])).shape  # doctest: +SKIP
+        (4000, 2)
+        """
+        labels = [t.label for t in self.terms]
+        w = ds.design_weights(labels, self._facets(), designs, base=self.design.counts,
+                              estimand=estimand, decision=decision, categories=categories)
+        return ds.projected_variance(self._draw_matrix(), w)
+
+    def dstudy(
+        self,
+        n_items=None,
+        n_prompts=None,
+        n_judges=None,
+        n_temperatures=None,
+        n_replicates=None,
+        *,
+        n_categories=None,
+        estimand: comp.Estimand = "domain",
+        decision: ds.Decision = "absolute",
+        categories: Literal["fixed", "random"] = "fixed",
+        judges: Literal["panel", "new"] = "panel",
+        target_se: float | None = None,
+        level: float = 0.9,
+    ) -> pd.DataFrame:
+        """Projected SE of theta_hat for every combination of the given design counts.
+
+        Parameters
+        ----------
+        n_items, n_prompts, n_judges, n_temperatures, n_replicates, n_categories : int or list
+            Counts to project; ``None`` keeps the observed count.
+        estimand : {"domain", "finite"}
+            ``finite`` drops the item terms (this exact item set is the target).
+        decision : {"absolute", "relative"}
+            ``relative`` keeps only terms that involve items (systems compared under shared
+            prompts, judges and temperatures).
+        categories : {"fixed", "random"}
+            How the category term averages (see :func:`bayes_tee.components.divisors`).
+        judges : {"panel", "new"}
+            A subset of the fitted panel, or new judges like these (warns when judges are fixed).
+        target_se : float, optional
+            Adds ``p_below_target``, the posterior probability that the SE is below it.
+        level : float
+            Credible level of the intervals.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per design: the design counts, ``calls``, ``se_median``, ``se_low``,
+            ``se_high``, ``var_ratio_median/low/high`` (against the observed design),
+            ``p_below_target``.
+
+        Examples
+        --------
+        >>> post.dstudy(n_items=[50, 100, 200], n_prompts=[1, 3, 5])  # doctest: +SKIP
+        """
+        self._check_judges(judges, n_judges)
+        counts = self.design.counts
+        given = dict(n_items=n_items, n_prompts=n_prompts, n_judges=n_judges,
+                     n_temperatures=n_temperatures, n_replicates=n_replicates, n_categories=n_categories)
+        grid = ds.design_grid(**given)
+        if grid.empty:
+            grid = pd.DataFrame([{}])
+        for field in ("n_items", "n_prompts", "n_judges", "n_temperatures", "n_replicates"):
+            if field not in grid:
+                grid[field] = counts.get(ds.FIELDS[field], 1.0)
+        grid = grid[[f for f in ds.FIELDS if f in grid]]
+        kw = dict(estimand=estimand, decision=decision, categories=categories)
+        var = self.variance_at(grid, **kw)
+        current = self.variance_at(pd.DataFrame([{}]), **kw)[:, 0]
+        out = grid.copy()
+        out["calls"] = ds.calls(grid, counts)
+        out = pd.concat([out.reset_index(drop=True), ds.summarize_designs(var, current, level=level, target_se=target_se)], axis=1)
+        out.attrs.update(estimand=estimand, decision=decision, level=level, judges=judges)
+        return self._stamp(out)
+
+    def interventions(
+        self,
+        *,
+        estimand: comp.Estimand = "domain",
+        decision: ds.Decision = "absolute",
+        level: float = 0.9,
+    ) -> pd.DataFrame:
+        """Percent change in Var(theta_hat) for single design changes (seed 000 Fig. 13-14).
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``intervention``, the changed field and its new value, ``calls_ratio``,
+            ``change_median``, ``change_low``, ``change_high`` (percent), ``p_reduces``.
+
+        Examples
+        --------
+        >>> post.interventions()  # doctest: +SKIP
+        """
+        c = self.design.counts
+        N, V, M, H, R = (c.get(f, 1.0) for f in ("item", "prompt", "judge", "temperature", "replicate"))
+        present = set(self.design.facets) | ({"replicate"} if self.design.has_replicates else set())
+        options = [
+            ("items x2", "n_items", 2 * N, "item"),
+            ("items x1/2", "n_items", max(1.0, np.floor(N / 2)), "item"),
+            ("+2 prompts", "n_prompts", V + 2, "prompt"),
+            ("single prompt", "n_prompts", 1.0, "prompt"),
+            ("+5 replications", "n_replicates", R + 5, "replicate"),
+            ("single replication", "n_replicates", 1.0, "replicate"),
+            ("single judge", "n_judges", 1.0, "judge"),
+            ("single temperature", "n_temperatures", 1.0, "temperature"),
+        ]
+        rows = [(n, f, v) for n, f, v, facet in options if facet in present and v != c.get(facet, 1.0)]
+        grid = pd.DataFrame([{f: v} for _, f, v in rows])
+        kw = dict(estimand=estimand, decision=decision)
+        var = self.variance_at(grid, **kw) if rows else np.zeros((1, 0))
+        current = self.variance_at(pd.DataFrame([{}]), **kw)[:, 0]
+        change = 100.0 * (var / current[:, None] - 1.0)
+        out = pd.DataFrame({
+            "intervention": [r[0] for r in rows],
+            "field": [r[1] for r in rows],
+            "value": [r[2] for r in rows],
+            "calls_ratio": [r[2] / c.get(ds.FIELDS[r[1]], 1.0) for r in rows],
+        })
+        out = pd.concat([out, comp.summarize_samples(change, level, "change_")], axis=1)
+        out["p_reduces"] = (change < 0).mean(axis=0)
+        out.attrs.update(estimand=estimand, decision=decision, level=level)
+        return self._stamp(out)
+
+    def allocate(self, budget: float, **kwargs):
+        """Best design under a budget and the cost-efficiency frontier; see :func:`bayes_tee.budget.allocate`.
+
+        >>> plan = post.allocate(budget=5000, max_items=200)  # doctest: +SKIP
+        >>> plan.best  # doctest: +SKIP
+        """
+        from .budget import allocate
+
+        return allocate(self, budget, **kwargs)
+
+    def plot_dstudy(self, table: pd.DataFrame | None = None, **kwargs):
+        """SE against items for each prompt/judge count, median line with the interval band.
+
+        ``table`` from :meth:`dstudy` (default: items 10-4x observed, prompts 1/observed, judges
+        1/observed).
+        """
+        from .plots import plot_dstudy
+
+        if table is None:
+            c = self.design.counts
+            n = np.unique(np.geomspace(10, 4 * c["item"], 12).round())
+            table = self.dstudy(n_items=n, n_prompts=sorted({1, c.get("prompt", 1)}),
+                                n_judges=sorted({1, c.get("judge", 1)}))
+        return plot_dstudy(table, **kwargs)
+
+    def plot_interventions(self, table: pd.DataFrame | None = None, **kwargs):
+        """Horizontal bars of the percent change in Var(theta_hat) per intervention."""
+        from .plots import plot_interventions
+
+        return plot_interventions(self.interventions() if table is None else table, **kwargs)
 
     def theta(self, level: float = 0.95) -> pd.DataFrame:
         """The grand mean with its panel, TEE and naive intervals side by side.
