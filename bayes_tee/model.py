@@ -1,6 +1,6 @@
 """Design + priors -> PyMC model of the crossed random-effects LPM (seed 000, Eq. 1).
 
-Three likelihoods of the same model, all with the same variance parameters (``sigma_<term>``),
+Four likelihoods of the same model, all with the same variance parameters (``sigma_<term>``),
 grand mean ``mu`` and zero-sum fixed level effects (``<facet>_effect``), so every summary works
 on any of them:
 
@@ -8,7 +8,12 @@ on any of them:
               (:mod:`bayes_tee.anova`), one scaled chi-square term per stratum plus Gaussian
               terms for the grand mean and the fixed contrasts. No random-effect vectors, so no
               funnels; cost is independent of the number of calls.
-``cells``     Any design (missing cells, unequal replicates): random effects per level; each
+``marginal``  Any design (missing cells, unequal replicates): the cell means are jointly
+              Gaussian with every random effect integrated out exactly
+              (:func:`bayes_tee.linalg.item_block_loglik`), plus the replicate-SS potential
+              below. The same few parameters as ``balanced``; cost grows with items and
+              replicate-count patterns, not calls.
+``cells``     Any design, for when ``marginal`` would be costly: random effects per level; each
               cell mean is ``Normal(predictor, sigma_cell^2 + sigma_replicate^2 / n)`` with the
               cell error integrated out, and the within-cell sums of squares enter as the
               potential ``-(n-1) log sigma_rho - SS / (2 sigma_rho^2)``.

@@ -46,7 +46,7 @@ class Posterior:
     priors : PriorSpec
         Priors used.
     method : str
-        Likelihood form (``balanced``, ``cells``, ``rows``).
+        Likelihood form (``balanced``, ``marginal``, ``cells``, ``rows``).
     info : dict, optional
         Sampler, timings and settings.
     """
