@@ -150,8 +150,11 @@ def allocate(
     if "temperature" not in present:
         maxes["n_temperatures"] = 1
     rows = []
+    def item_cost(V, M, H, R) -> float:
+        return V * H * R * jc[: int(M)].sum() + cost_per_item
+
     for V, M, H, R in itertools.product(*(range(1, maxes[k] + 1) for k in DESIGN[1:])):
-        per_item = V * H * R * jc[:M].sum() + cost_per_item
+        per_item = item_cost(V, M, H, R)
         n_max = int(np.floor(budget / per_item)) if per_item > 0 else int(max_items or 10**6)
         if max_items:
             n_max = min(n_max, int(max_items))
@@ -165,7 +168,7 @@ def allocate(
         raise ValueError(f"budget {budget:g} cannot pay for two items under any configuration.")
     kw = dict(estimand=estimand, decision=decision)
     var = post.variance_at(cand[DESIGN], **kw)
-    current = post.variance_at(pd.DataFrame([{}]), **kw)[:, 0]
+    current = post.observed_variance(**kw)
     cand = pd.concat([cand, ds.summarize_designs(var, current, level=level)], axis=1)
     cand.insert(5, "calls", ds.calls(cand, counts))
     at = cand.index[cand["at_budget"]]
@@ -184,8 +187,7 @@ def allocate(
     frontier = by_cost[by_cost["se_median"] < by_cost["se_median"].cummin().shift(fill_value=np.inf)]
     cur = pd.Series({k: counts.get(ds.FIELDS[k], 1.0) for k in DESIGN})
     cur["calls"] = float(ds.calls(pd.DataFrame([cur]), counts)[0])
-    cur["cost"] = float(cur["n_items"] * (cur["n_prompts"] * cur["n_temperatures"] * cur["n_replicates"]
-                                            * jc[: int(cur["n_judges"])].sum() + cost_per_item))
+    cur["cost"] = float(cur["n_items"] * item_cost(*cur[DESIGN[1:]]))
     se_cur = ds.summarize_designs(current[:, None], current, level=level).iloc[0]
     cur = pd.concat([cur, se_cur])
     plan = Plan(best=best, frontier=frontier.reset_index(drop=True), candidates=cand,

@@ -30,6 +30,26 @@ from .terms import Term
 Estimand = Literal["domain", "finite"]
 
 
+def averaged_facets(
+    labels: list[str],
+    facets: dict[str, tuple[str, ...]] | None = None,
+    *,
+    categories: Literal["fixed", "random"] = "fixed",
+) -> list[tuple[str, ...]]:
+    """The facets each component is averaged over in theta_hat (its divisor is the product of
+    their level counts). Fixed categories average with the items; random ones over ``C``.
+
+    >>> averaged_facets(["category", "item:judge"])
+    [('item',), ('item', 'judge')]
+    """
+    facets = facets or {}
+    out = []
+    for label in labels:
+        fs = facets.get(label, tuple(label.split(":")))
+        out.append(("item",) if label == "category" and categories == "fixed" else tuple(fs))
+    return out
+
+
 def divisors(
     labels: list[str],
     counts: dict[str, float],
@@ -55,14 +75,40 @@ def divisors(
     -------
     numpy.ndarray
     """
+    return np.array([
+        float(np.prod([counts.get(f, 1) for f in fs]))
+        for fs in averaged_facets(labels, facets, categories=categories)
+    ])
+
+
+def kept_terms(
+    labels: list[str],
+    facets: dict[str, tuple[str, ...]] | None = None,
+    *,
+    estimand: Estimand = "domain",
+    decision: Literal["absolute", "relative"] = "absolute",
+) -> np.ndarray:
+    """Which components enter Var(theta_hat) (boolean mask).
+
+    ``estimand="finite"`` (this exact item set) drops the item and category terms;
+    ``decision="relative"`` (systems compared under shared prompts, judges and temperatures)
+    drops the terms that do not involve items, whose shared effects cancel (seed 000 App. D).
+
+    >>> kept_terms(["item", "prompt", "item:prompt"], decision="relative")
+    array([ True, False,  True])
+    """
+    if estimand not in ("domain", "finite"):
+        raise ValueError(f"estimand must be 'domain' or 'finite', got {estimand!r}.")
+    if decision not in ("absolute", "relative"):
+        raise ValueError(f"decision must be 'absolute' or 'relative', got {decision!r}.")
     facets = facets or {}
-    out = []
-    for label in labels:
-        fs = facets.get(label, tuple(label.split(":")))
-        if label == "category" and categories == "fixed":
-            fs = ("item",)
-        out.append(float(np.prod([counts.get(f, 1) for f in fs])))
-    return np.array(out)
+    keep = np.ones(len(labels), bool)
+    for j, label in enumerate(labels):
+        if estimand == "finite" and label in ("item", "category"):
+            keep[j] = False
+        if decision == "relative" and label != "category" and "item" not in facets.get(label, label.split(":")):
+            keep[j] = False
+    return keep
 
 
 def vartheta_contributions(
@@ -79,13 +125,7 @@ def vartheta_contributions(
     >>> vartheta_contributions(np.array([0.04, 0.015]), ["item", "judge"], np.array([40., 3.]))
     array([0.001, 0.005])
     """
-    if estimand not in ("domain", "finite"):
-        raise ValueError(f"estimand must be 'domain' or 'finite', got {estimand!r}.")
-    contrib = variances / divisor
-    if estimand == "finite":
-        drop = np.array([label in ("item", "category") for label in labels])
-        contrib = np.where(drop, 0.0, contrib)
-    return contrib
+    return np.where(kept_terms(labels, estimand=estimand), variances / divisor, 0.0)
 
 
 def normal_mixture_quantile(p: float, scales: np.ndarray) -> float:

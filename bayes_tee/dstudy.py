@@ -16,8 +16,8 @@ both systems equally and cancel, and keeps the item interactions.
 >>> w = design_weights(["item", "replicate"], {"item": ("item",), "replicate": ("item", "replicate")},
 ...                    designs.assign(n_replicates=2))
 >>> w
-array([[0.1  , 0.05 ],
-       [0.025, 0.0125]])
+array([[0.1   , 0.05  ],
+       [0.025 , 0.0125]])
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from .components import divisors, summarize_samples
+from .components import averaged_facets, kept_terms, summarize_samples
 
 Decision = Literal["absolute", "relative"]
 
@@ -62,27 +62,6 @@ def design_grid(**counts: float | list[float] | None) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(given))
 
 
-def kept_terms(
-    labels: list[str],
-    facets: dict[str, tuple[str, ...]],
-    *,
-    estimand: Literal["domain", "finite"] = "domain",
-    decision: Decision = "absolute",
-) -> np.ndarray:
-    """Which components enter Var(theta_hat) for this estimand and decision (boolean mask)."""
-    if estimand not in ("domain", "finite"):
-        raise ValueError(f"estimand must be 'domain' or 'finite', got {estimand!r}.")
-    if decision not in ("absolute", "relative"):
-        raise ValueError(f"decision must be 'absolute' or 'relative', got {decision!r}.")
-    keep = np.ones(len(labels), bool)
-    for j, label in enumerate(labels):
-        if estimand == "finite" and label in ("item", "category"):
-            keep[j] = False
-        if decision == "relative" and label != "category" and "item" not in facets.get(label, ()):
-            keep[j] = False
-    return keep
-
-
 def design_weights(
     labels: list[str],
     facets: dict[str, tuple[str, ...]],
@@ -95,16 +74,21 @@ def design_weights(
 ) -> np.ndarray:
     """``(n_designs, n_components)`` weights: Var(theta_hat) per draw is ``draws @ weights.T``.
 
-    Counts missing from ``designs`` come from ``base`` (the observed design), else 1.
+    Counts missing from ``designs`` (absent columns or NaN) come from ``base`` (the observed
+    design), else 1. Vectorized over designs: a divisor is the product of the level counts of
+    the facets the component averages over.
     """
     keep = kept_terms(labels, facets, estimand=estimand, decision=decision)
-    out = np.zeros((len(designs), len(labels)))
+    names = list(FIELDS.values())
+    incidence = np.array([[f in fs for f in names] for fs in averaged_facets(labels, facets, categories=categories)])
     base = dict(base or {})
-    for i, row in enumerate(designs.to_dict("records")):
-        counts = dict(base)
-        counts.update({FIELDS[k]: float(v) for k, v in row.items() if k in FIELDS and pd.notna(v)})
-        out[i] = np.where(keep, 1.0 / divisors(labels, counts, facets=facets, categories=categories), 0.0)
-    return out
+    counts = np.column_stack([
+        (designs[field].astype(float) if field in designs else pd.Series(np.nan, index=designs.index))
+        .fillna(float(base.get(facet, 1.0))).to_numpy()
+        for field, facet in FIELDS.items()
+    ])
+    div = np.prod(np.where(incidence[None], counts[:, None, :], 1.0), axis=2)  # (designs, components)
+    return np.where(keep, 1.0 / div, 0.0)
 
 
 def projected_variance(draws: np.ndarray, weights: np.ndarray, chunk: int = 2048) -> np.ndarray:

@@ -168,6 +168,22 @@ def _intercept(design: Design, priors: PriorSpec) -> pt.TensorVariable:
     return pm.Normal("mu", mu=design.y_mean, sigma=priors.intercept_scale * design.y_sd)
 
 
+def _fixed_predictor(design: Design, priors: PriorSpec) -> pt.TensorVariable:
+    """Grand mean plus the fixed level effects at every observed cell."""
+    pred = _intercept(design, priors)
+    for t in design.terms:
+        if t.kind == "fixed":
+            pred = pred + _fixed_effect(design, priors, t)[design.cells[t.facets[0]].to_numpy()]
+    return pred
+
+
+def _replicate_potential(design: Design, rep: pt.TensorVariable) -> None:
+    """Within-cell sums of squares: ``-(n-1) log sigma_rho - SS / (2 sigma_rho^2)`` summed over cells."""
+    dof = float((design.cells["n"] - 1).sum())
+    ss = float(design.cells["ss"].sum())
+    pm.Potential("replicate_loglik", -dof * pt.log(rep) - ss / (2.0 * rep**2))
+
+
 def _balanced_model(design: Design, priors: PriorSpec) -> pm.Model:
     if not design.balanced:
         raise ValueError(
@@ -207,10 +223,7 @@ def _cell_model(design: Design, priors: PriorSpec, centering: dict[str, bool], *
         marginal = []
     with pm.Model(coords=coords) as model:
         sig = _sd_priors(design, priors)
-        pred = _intercept(design, priors)
-        for t in design.terms:
-            if t.kind == "fixed":
-                pred = pred + _fixed_effect(design, priors, t)[cells[t.facets[0]].to_numpy()]
+        pred = _fixed_predictor(design, priors)
         for t in random:
             if t in marginal:
                 continue
@@ -245,20 +258,23 @@ def _cell_model(design: Design, priors: PriorSpec, centering: dict[str, bool], *
         else:
             pm.Potential("cell_mean_loglik", -0.5 * pt.sum(pt.log(var) + resid**2 / var))
         if rep is not None:
-            dof = float((n - 1).sum())
-            ss = float(cells["ss"].sum())
-            pm.Potential("replicate_loglik", -dof * pt.log(rep) - ss / (2.0 * rep**2))
+            _replicate_potential(design, rep)
     return model
 
 
-def _position_indicators(design: Design, others: list[str], facets: tuple[str, ...]) -> np.ndarray:
-    """``(P, K)`` 0/1 matrix: at each position of an item block, which level of ``facets`` it is."""
+def _indicators(design: Design, terms: list[Term]) -> tuple[np.ndarray, list[int]]:
+    """``(P, K)`` 0/1 matrix: at each position of an item block, which level of each term (its
+    facets other than the item) it is; and the number of columns per term."""
+    others = [f for f in design.facets if f != "item"]
     shape = [len(design.levels[f]) for f in others]
     grid = np.indices(shape).reshape(len(shape), -1) if shape else np.zeros((0, 1), dtype=int)
-    sub = [others.index(f) for f in facets]
-    col = np.ravel_multi_index(grid[sub], [shape[j] for j in sub]) if sub else np.zeros(grid.shape[1], int)
-    width = int(np.prod([shape[j] for j in sub])) if sub else 1
-    return np.eye(width)[col]
+    mats = []
+    for t in terms:
+        sub = [others.index(f) for f in t.facets if f != "item"]
+        col = np.ravel_multi_index(grid[sub], [shape[j] for j in sub]) if sub else np.zeros(grid.shape[1], int)
+        mats.append(np.eye(int(np.prod([shape[j] for j in sub])))[col])
+    Z = np.concatenate(mats, axis=1) if mats else np.zeros((grid.shape[1], 0))
+    return Z, [m.shape[1] for m in mats]
 
 
 def marginal_layout(design: Design) -> tuple[ItemBlocks, list[Term], list[Term]]:
@@ -285,37 +301,26 @@ def marginal_layout(design: Design) -> tuple[ItemBlocks, list[Term], list[Term]]
 def marginal_cost(design: Design) -> float:
     """Floating-point work of one marginal log-density evaluation (see :func:`build_model`)."""
     blocks, nested, crossed = marginal_layout(design)
-    others = [f for f in design.facets if f != "item"]
-
-    def width(t: Term) -> int:
-        return _position_indicators(design, others, tuple(f for f in t.facets if f != "item")).shape[1]
-
-    return blocks.flops(sum(map(width, nested)), sum(map(width, crossed)) + len(design.categories or ()))
+    Ka = _indicators(design, nested)[0].shape[1]
+    Kb = _indicators(design, crossed)[0].shape[1]
+    return blocks.flops(Ka, Kb + len(design.categories or ()))
 
 
 def _marginal_model(design: Design, priors: PriorSpec) -> pm.Model:
     blocks, nested, crossed = marginal_layout(design)
-    others = [f for f in design.facets if f != "item"]
     ct = cell_term(list(design.terms))
     cells = design.cells
-
-    def indicators(terms):
-        mats = [_position_indicators(design, others, tuple(f for f in t.facets if f != "item")) for t in terms]
-        return (np.concatenate(mats, axis=1) if mats else np.zeros((blocks.P, 0))), [m.shape[1] for m in mats]
 
     def scales(terms, widths):
         if not terms:
             return pt.zeros(0)
         return pt.concatenate([pt.repeat(sig[t.label], w) for t, w in zip(terms, widths)])
 
-    za, wa = indicators(nested)
-    zb, wb = indicators(crossed)
+    za, wa = _indicators(design, nested)
+    zb, wb = _indicators(design, crossed)
     with pm.Model(coords=_coords(design)) as model:
         sig = _sd_priors(design, priors)
-        pred = _intercept(design, priors)
-        for t in design.terms:
-            if t.kind == "fixed":
-                pred = pred + _fixed_effect(design, priors, t)[cells[t.facets[0]].to_numpy()]
+        pred = _fixed_predictor(design, priors)
         rep = sig.get("replicate")
         grouped = bool(design.categories)
         pm.Potential(
@@ -331,6 +336,5 @@ def _marginal_model(design: Design, priors: PriorSpec) -> pm.Model:
             ),
         )
         if rep is not None:
-            n = cells["n"].to_numpy().astype(float)
-            pm.Potential("replicate_loglik", -float((n - 1).sum()) * pt.log(rep) - float(cells["ss"].sum()) / (2.0 * rep**2))
+            _replicate_potential(design, rep)
     return model

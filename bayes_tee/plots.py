@@ -19,6 +19,22 @@ if TYPE_CHECKING:
     from .posterior import Posterior
 
 
+def _figure(ax, size: tuple[float, float]):
+    """A new Figure and Axes of ``size``, or the given Axes and its Figure."""
+    if ax is None:
+        return plt.subplots(figsize=size)
+    return ax.figure, ax
+
+
+def _interval_bars(ax, table, prefix: str, scale: float = 1.0, color="#4C72B0") -> np.ndarray:
+    """Horizontal bars at ``<prefix>median`` with ``<prefix>low``-``<prefix>high`` error bars."""
+    y = np.arange(len(table))
+    med, lo, hi = (table[f"{prefix}{k}"].to_numpy() * scale for k in ("median", "low", "high"))
+    ax.barh(y, med, color=color, alpha=0.85, height=0.6)
+    ax.errorbar(med, y, xerr=[med - lo, hi - med], fmt="none", ecolor="black", capsize=3, lw=1)
+    return hi
+
+
 def plot_shares(
     post: "Posterior",
     kind: Literal["vartheta", "observation"] = "vartheta",
@@ -47,17 +63,9 @@ def plot_shares(
         warnings.simplefilter("ignore", DiagnosticWarning)
         table = post.shares(**shares_kwargs) if kind == "vartheta" else post.components()
     table = table.sort_values("share_median")
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(7.0, 0.42 * len(table) + 1.6))
-    else:
-        fig = ax.figure
-    y = np.arange(len(table))
-    med = table["share_median"].to_numpy() * 100
-    lo = table["share_low"].to_numpy() * 100
-    hi = table["share_high"].to_numpy() * 100
-    ax.barh(y, med, color="#4C72B0", alpha=0.85, height=0.6)
-    ax.errorbar(med, y, xerr=[med - lo, hi - med], fmt="none", ecolor="black", capsize=3, lw=1)
-    ax.set_yticks(y, table["component"])
+    fig, ax = _figure(ax, (7.0, 0.42 * len(table) + 1.6))
+    hi = _interval_bars(ax, table, "share_", scale=100)
+    ax.set_yticks(np.arange(len(table)), table["component"])
     ax.set_xlabel("share (%): posterior median, 90% interval")
     ax.set_xlim(0, min(100.0, float(hi.max()) * 1.1 + 1))
     counts = post.design_counts(
@@ -74,15 +82,12 @@ def plot_shares(
         title = "Shares of the per-call variance"
     ax.set_title(title + f"  [{post.method} model, outcome scale]", fontsize=10)
     ax.grid(axis="x", alpha=0.3)
-    msg = diag.message(post.diagnostics())
-    if msg:
-        fig.text(0.01, 0.005, "WARNING: " + msg, color="red", fontsize=7, wrap=True)
-    fig.tight_layout(rect=(0, 0.05 if msg else 0, 1, 1))
+    _warn_footer(fig, diag.message(post.diagnostics()))
     return fig
 
 
-def _warn_footer(fig, table) -> None:
-    msg = table.attrs.get("warning")
+def _warn_footer(fig, msg: str | None) -> None:
+    """The diagnostics warning, in red under the axes (figures never hide a failed fit)."""
     if msg:
         fig.text(0.01, 0.005, "WARNING: " + msg, color="red", fontsize=7, wrap=True)
     fig.tight_layout(rect=(0, 0.05 if msg else 0, 1, 1))
@@ -91,10 +96,7 @@ def _warn_footer(fig, table) -> None:
 def plot_dstudy(table, x: str = "n_items", ax=None) -> "Figure":
     """Projected SE against ``x`` with one line (median) and band (interval) per combination of
     the other design fields that vary in ``table`` (from :meth:`Posterior.dstudy`)."""
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(7.0, 4.5))
-    else:
-        fig = ax.figure
+    fig, ax = _figure(ax, (7.0, 4.5))
     others = [c for c in ("n_prompts", "n_judges", "n_temperatures", "n_replicates", "n_categories")
               if c in table and c != x and table[c].nunique() > 1]
     groups = table.groupby(others) if others else [((), table)]
@@ -111,38 +113,28 @@ def plot_dstudy(table, x: str = "n_items", ax=None) -> "Figure":
                  f"{table.attrs.get('estimand', 'domain')} estimand", fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    _warn_footer(fig, table)
+    _warn_footer(fig, table.attrs.get("warning"))
     return fig
 
 
 def plot_interventions(table, ax=None) -> "Figure":
     """Percent change in Var(theta_hat) per intervention: median bar with its interval."""
     table = table.sort_values("change_median")
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(7.0, 0.45 * len(table) + 1.6))
-    else:
-        fig = ax.figure
-    y = np.arange(len(table))
-    med, lo, hi = (table[f"change_{k}"].to_numpy() for k in ("median", "low", "high"))
-    colors = np.where(med < 0, "#55A868", "#C44E52")
-    ax.barh(y, med, color=colors, alpha=0.85, height=0.6)
-    ax.errorbar(med, y, xerr=[med - lo, hi - med], fmt="none", ecolor="black", capsize=3, lw=1)
+    fig, ax = _figure(ax, (7.0, 0.45 * len(table) + 1.6))
+    _interval_bars(ax, table, "change_", color=np.where(table["change_median"] < 0, "#55A868", "#C44E52"))
     ax.axvline(0, color="black", lw=0.8)
-    ax.set_yticks(y, table["intervention"])
+    ax.set_yticks(np.arange(len(table)), table["intervention"])
     ax.set_xlabel(f"change in Var(θ̂) (%): median, {table.attrs.get('level', 0.9):.0%} interval")
     ax.set_title("What each design change does to Var(θ̂)", fontsize=10)
     ax.grid(axis="x", alpha=0.3)
-    _warn_footer(fig, table)
+    _warn_footer(fig, table.attrs.get("warning"))
     return fig
 
 
 def plot_frontier(plan, ax=None) -> "Figure":
     """Cost against projected SE for every candidate design, the efficiency frontier, the
     current design and the chosen one (seed 000 Fig. 3b)."""
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(7.0, 4.5))
-    else:
-        fig = ax.figure
+    fig, ax = _figure(ax, (7.0, 4.5))
     allc, front = plan.candidates, plan.frontier
     ax.scatter(allc["cost"], allc["se_median"], s=6, color="0.7", label="candidate designs")
     ax.plot(front["cost"], front["se_median"], color="#4C72B0", lw=1.5, label="frontier (median SE)")
@@ -161,5 +153,5 @@ def plot_frontier(plan, ax=None) -> "Figure":
                  f"H={b['n_temperatures']:g} R={b['n_replicates']:g}, SE {b['se_median']:.3g}", fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    _warn_footer(fig, plan.candidates)
+    _warn_footer(fig, plan.candidates.attrs.get("warning"))
     return fig

@@ -247,6 +247,10 @@ class Posterior:
                               estimand=estimand, decision=decision, categories=categories)
         return ds.projected_variance(self._draw_matrix(), w)
 
+    def observed_variance(self, **kwargs) -> np.ndarray:
+        """Var(theta_hat) per posterior draw at the observed design (``variance_at`` keywords)."""
+        return self.variance_at(pd.DataFrame([{}]), **kwargs)[:, 0]
+
     def dstudy(
         self,
         n_items=None,
@@ -307,7 +311,7 @@ class Posterior:
         grid = grid[[f for f in ds.FIELDS if f in grid]]
         kw = dict(estimand=estimand, decision=decision, categories=categories)
         var = self.variance_at(grid, **kw)
-        current = self.variance_at(pd.DataFrame([{}]), **kw)[:, 0]
+        current = self.observed_variance(**kw)
         out = grid.copy()
         out["calls"] = ds.calls(grid, counts)
         out = pd.concat([out.reset_index(drop=True), ds.summarize_designs(var, current, level=level, target_se=target_se)], axis=1)
@@ -350,7 +354,7 @@ class Posterior:
         grid = pd.DataFrame([{f: v} for _, f, v in rows])
         kw = dict(estimand=estimand, decision=decision)
         var = self.variance_at(grid, **kw) if rows else np.zeros((1, 0))
-        current = self.variance_at(pd.DataFrame([{}]), **kw)[:, 0]
+        current = self.observed_variance(**kw)
         change = 100.0 * (var / current[:, None] - 1.0)
         out = pd.DataFrame({
             "intervention": [r[0] for r in rows],
