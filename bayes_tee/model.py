@@ -152,20 +152,24 @@ def build_model(
     return _cell_model(design, priors, centering or choose_centering(design), rows=method == "rows")
 
 
-def _sd_priors(design: Design, priors: PriorSpec) -> dict[str, pt.TensorVariable]:
+def _sd_priors(design: Design, priors: PriorSpec, y_sd=None) -> dict[str, pt.TensorVariable]:
+    y_sd = design.y_sd if y_sd is None else y_sd
     return {
-        t.label: priors.for_component(t.label).build(t.var_name, design.y_sd)
+        t.label: priors.for_component(t.label).build(t.var_name, y_sd)
         for t in design.terms
         if t.kind != "fixed"
     }
 
 
-def _fixed_effect(design: Design, priors: PriorSpec, term: Term) -> pt.TensorVariable:
-    return pm.ZeroSumNormal(term.var_name, sigma=priors.fixed_scale * design.y_sd, dims=term.facets[0])
+def _fixed_effect(design: Design, priors: PriorSpec, term: Term, y_sd=None) -> pt.TensorVariable:
+    y_sd = design.y_sd if y_sd is None else y_sd
+    return pm.ZeroSumNormal(term.var_name, sigma=priors.fixed_scale * y_sd, dims=term.facets[0])
 
 
-def _intercept(design: Design, priors: PriorSpec) -> pt.TensorVariable:
-    return pm.Normal("mu", mu=design.y_mean, sigma=priors.intercept_scale * design.y_sd)
+def _intercept(design: Design, priors: PriorSpec, y_mean=None, y_sd=None) -> pt.TensorVariable:
+    y_mean = design.y_mean if y_mean is None else y_mean
+    y_sd = design.y_sd if y_sd is None else y_sd
+    return pm.Normal("mu", mu=y_mean, sigma=priors.intercept_scale * y_sd)
 
 
 def _fixed_predictor(design: Design, priors: PriorSpec) -> pt.TensorVariable:
@@ -192,22 +196,47 @@ def _balanced_model(design: Design, priors: PriorSpec) -> pm.Model:
         )
     st = strata(design)
     with pm.Model(coords=_coords(design)) as model:
-        sig = _sd_priors(design, priors)
+        # Everything that depends on the scores is a data container, so a compiled model can be
+        # refitted to new scores of the same design without recompiling (balanced_data).
+        data = balanced_data(design, st)
+        y_sd = pm.Data("y_sd", data["y_sd"])
+        sig = _sd_priors(design, priors, y_sd)
         s2 = pt.stack([sig[label] ** 2 for label in st.var_terms])
         ems = pt.dot(pt.as_tensor(st.coef), s2)
-        pm.Potential("strata_loglik", -0.5 * pt.sum(st.df * pt.log(ems) + st.ss / ems))
-        mu = _intercept(design, priors)
+        ss = pm.Data("strata_ss", data["strata_ss"])
+        pm.Potential("strata_loglik", -0.5 * pt.sum(st.df * pt.log(ems) + ss / ems))
+        mu = _intercept(design, priors, pm.Data("y_mean", data["y_mean"]), y_sd)
         ems0 = pt.dot(pt.as_tensor(st.grand_coef), s2)
+        grand = pm.Data("grand_mean", data["grand_mean"])
         pm.Potential(
-            "grand_mean_loglik", -0.5 * (pt.log(ems0) + st.n_total * (st.grand_mean - mu) ** 2 / ems0)
+            "grand_mean_loglik", -0.5 * (pt.log(ems0) + st.n_total * (grand - mu) ** 2 / ems0)
         )
         fixed_terms = {t.label: t for t in design.terms if t.kind == "fixed"}
         for fs in st.fixed:
-            beta = _fixed_effect(design, priors, fixed_terms[fs.term])
+            beta = _fixed_effect(design, priors, fixed_terms[fs.term], y_sd)
             emsf = pt.dot(pt.as_tensor(fs.coef), s2)
-            q = fs.weight * pt.sum((fs.deviations - beta) ** 2)
+            dev = pm.Data(f"{fs.term}_deviations", data[f"{fs.term}_deviations"])
+            q = fs.weight * pt.sum((dev - beta) ** 2)
             pm.Potential(f"{fs.term}_loglik", -0.5 * (fs.df * pt.log(emsf) + q / emsf))
     return model
+
+
+def balanced_data(design: Design, st=None) -> dict[str, np.ndarray]:
+    """The score-dependent inputs of the balanced model, by data-container name.
+
+    Two balanced designs with the same layout differ only in these, so a compiled model is
+    refitted to new scores with ``compiled.with_data(**balanced_data(design))``.
+    """
+    st = strata(design) if st is None else st
+    out = {
+        "y_sd": np.asarray(design.y_sd, float),
+        "y_mean": np.asarray(design.y_mean, float),
+        "strata_ss": np.asarray(st.ss, float),
+        "grand_mean": np.asarray(st.grand_mean, float),
+    }
+    for fs in st.fixed:
+        out[f"{fs.term}_deviations"] = np.asarray(fs.deviations, float)
+    return out
 
 
 def _cell_model(design: Design, priors: PriorSpec, centering: dict[str, bool], *, rows: bool) -> pm.Model:

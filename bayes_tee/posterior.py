@@ -219,7 +219,12 @@ class Posterior:
         fixed = any(t.label == "judge" and t.kind == "fixed" for t in self.terms)
         M = self.design.counts.get("judge", 1)
         more = n_judges is not None and np.max(np.atleast_1d(n_judges)) > M
-        if fixed and (judges == "new" or more):
+        if judges == "panel" and more:
+            raise ValueError(
+                f"judges='panel' projects a subset of the fitted panel of {M:g} judges; "
+                f"n_judges={n_judges} is larger. Use judges='new' for judges beyond the panel."
+            )
+        if fixed and more:
             warnings.warn(
                 f"Judges were fitted as a fixed panel of {M:g}; projecting to new judges uses the "
                 "panel's sensitivity index as if it were the variance of a judge population (it "
@@ -236,8 +241,15 @@ class Posterior:
         estimand: comp.Estimand = "domain",
         decision: ds.Decision = "absolute",
         categories: Literal["fixed", "random"] = "fixed",
+        judges: Literal["panel", "new"] = "new",
     ) -> np.ndarray:
         """Var(theta_hat) per posterior draw at each design row, ``(n_draws, n_designs)``.
+
+        ``judges="new"`` (default, seed 000): the M' judges are like a fresh draw of judges
+        like these, so the judge sensitivity enters as ``sigma_J^2 / M'``. ``judges="panel"``
+        (seed 002 Eq. 2): the target is the mean over the fitted panel of M judges and M' of
+        them are used, so it enters with the finite-population factor
+        ``sigma_J^2 / M' * (M - M') / (M - 1)``, zero when the whole panel is used.
 
         >>> post.variance_at(ds.design_grid(n_items=[50, 100])).shape  # doctest: +SKIP
         (4000, 2)
@@ -245,6 +257,14 @@ class Posterior:
         labels = [t.label for t in self.terms]
         w = ds.design_weights(labels, self._facets(), designs, base=self.design.counts,
                               estimand=estimand, decision=decision, categories=categories)
+        M = self.design.counts.get("judge", 1)
+        fixed_judge = [j for j, t in enumerate(self.terms) if t.label == "judge" and t.kind == "fixed"]
+        if judges == "panel" and fixed_judge and M > 1:
+            Mp = designs["n_judges"].to_numpy(float) if "n_judges" in designs else np.full(len(designs), M)
+            Mp = np.where(np.isnan(Mp), M, Mp)
+            if np.any(Mp > M):
+                raise ValueError(f"judges='panel' needs n_judges <= {M:g}, the fitted panel.")
+            w[:, fixed_judge[0]] *= (M - Mp) / (M - 1)
         return ds.projected_variance(self._draw_matrix(), w)
 
     def observed_variance(self, **kwargs) -> np.ndarray:
@@ -263,7 +283,7 @@ class Posterior:
         estimand: comp.Estimand = "domain",
         decision: ds.Decision = "absolute",
         categories: Literal["fixed", "random"] = "fixed",
-        judges: Literal["panel", "new"] = "panel",
+        judges: Literal["panel", "new"] = "new",
         target_se: float | None = None,
         level: float = 0.9,
     ) -> pd.DataFrame:
@@ -280,8 +300,10 @@ class Posterior:
             prompts, judges and temperatures).
         categories : {"fixed", "random"}
             How the category term averages (see :func:`bayes_tee.components.divisors`).
-        judges : {"panel", "new"}
-            A subset of the fitted panel, or new judges like these (warns when judges are fixed).
+        judges : {"new", "panel"}
+            ``new`` (default): judges like these, sensitivity over ``M'`` (seed 000; warns when
+            ``M'`` exceeds a fixed panel). ``panel``: a subset of the fitted panel with its
+            mean as the target (finite-population factor, seed 002); see :meth:`variance_at`.
         target_se : float, optional
             Adds ``p_below_target``, the posterior probability that the SE is below it.
         level : float
@@ -310,12 +332,115 @@ class Posterior:
                 grid[field] = counts.get(ds.FIELDS[field], 1.0)
         grid = grid[[f for f in ds.FIELDS if f in grid]]
         kw = dict(estimand=estimand, decision=decision, categories=categories)
-        var = self.variance_at(grid, **kw)
-        current = self.observed_variance(**kw)
+        var = self.variance_at(grid, judges=judges, **kw)
+        current = self.observed_variance(judges=judges, **kw)
         out = grid.copy()
         out["calls"] = ds.calls(grid, counts)
         out = pd.concat([out.reset_index(drop=True), ds.summarize_designs(var, current, level=level, target_se=target_se)], axis=1)
         out.attrs.update(estimand=estimand, decision=decision, level=level, judges=judges)
+        return self._stamp(out)
+
+    def simulate_design(
+        self,
+        n_items=None,
+        n_prompts=None,
+        n_judges=None,
+        n_temperatures=None,
+        n_replicates=None,
+        *,
+        n_categories=None,
+        strategy: Literal["crossed", "cyclic", "random"] = "crossed",
+        cells: pd.DataFrame | Literal["observed"] | None = None,
+        judges: Literal["panel", "new"] = "new",
+        estimand: comp.Estimand = "domain",
+        categories: Literal["fixed", "random"] = "fixed",
+        n_draws: int = 200,
+        sims_per_draw: int = 200,
+        level: float = 0.9,
+        random_seed: int | None = None,
+    ) -> pd.DataFrame:
+        """Posterior-predictive simulation of proposed designs (see :mod:`bayes_tee.predictive`).
+
+        For ``n_draws`` posterior draws, simulates ``sims_per_draw`` studies of each design
+        with new, independent effects for every new level, and records ``theta_hat - theta``
+        and the interval the study would report itself.
+
+        Parameters
+        ----------
+        n_items, n_prompts, n_judges, n_temperatures, n_replicates, n_categories : int or list
+            Design counts (``None``: as observed); lists give one row per combination.
+        strategy : {"crossed", "cyclic", "random"}
+            Judge assignment (seed 002 Sec. 3): every judge scores every call; CyclicJudge
+            round-robin, one judge per call; a uniformly random judge per call.
+        cells : DataFrame or "observed", optional
+            Simulate this exact layout instead (columns among ``item, prompt, temperature,
+            judge`` and ``n``); ``"observed"`` re-simulates the fitted design, missing cells
+            and unequal replicates included.
+        judges : {"new", "panel"}
+            Fixed judge effects drawn with replacement from the fitted ones (judges like these)
+            or as a subset of this panel whose mean is the target.
+        estimand : {"domain", "finite"}
+            ``finite`` targets the mean over this item set.
+        n_draws, sims_per_draw : int
+            Posterior draws used and studies simulated per draw.
+        level : float
+            Level of the intervals and of the coverage checks.
+        random_seed : int, optional
+            Seed.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per design: design counts, ``strategy``, ``calls``, ``se_median/low/high``
+            (per-draw simulated SD), ``closed_form_se_median/low/high`` (exact Gaussian SE of
+            the layout), ``rmse``, ``bias`` (with Monte Carlo SEs), ``sd_ratio``,
+            ``naive_se_median``, ``coverage_naive``, ``coverage_tee``, ``n_draws``,
+            ``sims_per_draw``.
+
+        Examples
+        --------
+        >>> post.simulate_design(n_items=100, n_judges=3, strategy="cyclic")  # doctest: +SKIP
+        """
+        from . import predictive as pr
+
+        self._check_judges(judges, n_judges)
+        rng = np.random.default_rng(random_seed)
+        total = self.idata.posterior.sizes["chain"] * self.idata.posterior.sizes["draw"]
+        index = np.sort(rng.choice(total, size=min(n_draws, total), replace=False))
+        draws = pr.draws_from(self.idata.posterior, self.terms, index)
+        kw = dict(sims_per_draw=sims_per_draw, judges=judges, estimand=estimand, categories=categories, rng=rng)
+        c = self.design.counts
+        if cells is not None:
+            if isinstance(cells, str):
+                if cells != "observed":
+                    raise ValueError(f"cells must be a DataFrame or 'observed', got {cells!r}.")
+                table = self.design.cells[[*self.design.facets, "n"]]
+                cats = self.design.item_category
+            else:
+                table, cats = cells, None
+            lay = pr.table_layout(table, cats)
+            row = {"strategy": "table" if cats is None else "observed", "calls": lay.calls_per_study}
+            row.update(pr.summarize_simulation(pr.simulate_studies(draws, self.terms, lay, **kw), level=level))
+            return self._stamp(pd.DataFrame([row]))
+        given = dict(n_items=n_items, n_prompts=n_prompts, n_judges=n_judges,
+                     n_temperatures=n_temperatures, n_replicates=n_replicates, n_categories=n_categories)
+        grid = ds.design_grid(**given)
+        if grid.empty:
+            grid = pd.DataFrame([{}])
+        for field, facet in ds.FIELDS.items():
+            if field not in grid:
+                grid[field] = c.get(facet, 1.0)
+        rows = []
+        for d in grid.to_dict("records"):
+            if strategy != "crossed" and c.get("judge", 1) < 2:
+                raise ValueError("judge strategies need a fitted judge facet with two or more judges.")
+            lay = pr.crossed_layout(d["n_items"], d["n_prompts"], d["n_temperatures"], d["n_judges"],
+                                    round(d["n_replicates"]), d["n_categories"], strategy=strategy)
+            sim = pr.simulate_studies(draws, self.terms, lay, **kw)
+            rows.append({**d, "strategy": strategy, "calls": lay.calls_per_study,
+                         **pr.summarize_simulation(sim, level=level)})
+        out = pd.DataFrame(rows)
+        out.attrs.update(estimand=estimand, judges=judges, level=level)
         return self._stamp(out)
 
     def interventions(
