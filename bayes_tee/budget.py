@@ -37,7 +37,9 @@ class Plan:
     Attributes
     ----------
     best : pandas.Series
-        The chosen design: counts, ``calls``, ``cost``, ``se_median/low/high``, ``p_best``.
+        The chosen design: counts, ``calls``, ``cost``, ``se_median/low/high``, ``p_best``
+        (probability of the smallest SE among designs at the budget) and ``p_near_best``
+        (probability that its SE is within ``tolerance`` of that smallest SE).
     frontier : pandas.DataFrame
         Designs not beaten on both cost and median SE, by cost.
     candidates : pandas.DataFrame
@@ -175,6 +177,10 @@ def allocate(
     winners = np.argmin(var[:, at], axis=1)
     cand["p_best"] = 0.0
     cand.loc[at, "p_best"] = np.bincount(winners, minlength=len(at)) / len(winners)
+    # P(within the tie tolerance of the best SE at the budget), per draw: a cheaper design
+    # chosen as tied carries its own evidence, not p_best = 0
+    best_var = var[:, at].min(axis=1, keepdims=True)
+    cand["p_near_best"] = (var <= best_var * (1 + tolerance) ** 2).mean(axis=0)
     if target_se is not None:
         ok = cand[cand["se_median"] <= target_se]
         best = (ok.sort_values(["cost", "se_median"]).iloc[0] if len(ok)

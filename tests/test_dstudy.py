@@ -122,6 +122,9 @@ def test_allocation_costs_frontier_and_baselines(post):
     assert np.all(np.diff(f["cost"]) >= 0) and np.all(np.diff(f["se_median"]) < 0)
     at = plan.candidates[plan.candidates["at_budget"]]
     assert at["p_best"].sum() == pytest.approx(1.0)
+    # every at-budget design is near the best whenever it is the best
+    assert (at["p_near_best"] >= at["p_best"] - 1e-12).all()
+    assert 0.0 < b["p_near_best"] <= 1.0
     assert b["se_median"] <= 1.01 * at["se_median"].min()  # within the tie tolerance, cheapest
     assert not ((plan.candidates["cost"] < b["cost"]) & (plan.candidates["se_median"] <= 1.01 * at["se_median"].min())).any()
     assert list(plan.baselines.index) == ["naive (V=1, R=3)", "standard (V=1, R=1)", "TEE-guided"]
