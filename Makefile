@@ -35,6 +35,10 @@ models: $(STAMP)
 	    --outcome cn_more_favorable --item question_ID --prompt variant_id --judge judge_model \
 	    --temperature temperature --replicate replication --category question_focus \
 	    --seed 1 --quiet --out models/propaganda_pilot.nc
+	$(BIN)/bayes-tee fit $(SHARED)/external/tee_replication/propaganda_pilot_clean.csv \
+	    --outcome cn_more_favorable --item question_ID --prompt variant_id --judge judge_model \
+	    --temperature temperature --replicate replication --category question_focus \
+	    --family binomial --seed 1 --quiet --out models/propaganda_pilot_glmm.nc
 
 clean:
 	rm -rf $(VENV) out .pytest_cache

@@ -15,6 +15,7 @@ from .anova import anova_estimates  # noqa: E402
 from .design import Design, validate_design  # noqa: E402
 from .exceptions import DesignError, DesignWarning, DiagnosticWarning  # noqa: E402
 from .fit import fit_posterior  # noqa: E402
+from .links import compare_links  # noqa: E402
 from .posterior import Posterior, load  # noqa: E402
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "DiagnosticWarning",
     "Posterior",
     "anova_estimates",
+    "compare_links",
     "datasets",
     "fit_posterior",
     "load",

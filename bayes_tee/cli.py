@@ -57,6 +57,7 @@ def _fit(args, df, roles):
             draws=args.draws,
             random_seed=args.seed,
             progress_bar=not args.quiet,
+            family=getattr(args, "family", "gaussian"),
         )
 
 
@@ -89,6 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     for role in ROLE_FLAGS:
         fit.add_argument(f"--{role}", required=role in ("outcome", "item"))
     fit.add_argument("--out", required=True, help="where to save the posterior (.nc)")
+    fit.add_argument("--family", choices=("gaussian", "binomial"), default="gaussian",
+                     help="gaussian: linear (probability) model; binomial: logit GLMM for 0/1 outcomes")
     _sampler_args(fit)
 
     summ = sub.add_parser("summary", help="print the summary of a saved posterior")

@@ -100,6 +100,8 @@ class Design:
     y_sd: float
     binary: bool
     judge_effect: Literal["fixed", "random"] = "fixed"
+    family: Literal["gaussian", "binomial"] = "gaussian"
+    overdispersion: bool = True
     terms: tuple[Term, ...] = field(default=())
     row_cell: np.ndarray | None = field(default=None, repr=False)
     row_y: np.ndarray | None = field(default=None, repr=False)
@@ -187,6 +189,8 @@ class Design:
             "y_sd": self.y_sd,
             "binary": self.binary,
             "judge_effect": self.judge_effect,
+            "family": self.family,
+            "overdispersion": self.overdispersion,
         }
 
 
@@ -256,6 +260,8 @@ def validate_design(
     replicate: str | None = None,
     category: str | None = None,
     judge_effect: Literal["fixed", "random"] = "fixed",
+    family: Literal["gaussian", "binomial"] = "gaussian",
+    overdispersion: bool | None = None,
     warn: bool = True,
 ) -> Design:
     """Check column roles and build the :class:`Design`.
@@ -275,6 +281,12 @@ def validate_design(
         in a cell counts as a replicate.
     judge_effect : {"fixed", "random"}
         How judges enter the model.
+    family : {"gaussian", "binomial"}
+        ``gaussian``: the linear (probability) model. ``binomial``: the logit GLMM, for 0/1
+        outcomes only.
+    overdispersion : bool, optional
+        Binomial only: a cell-level random effect (default: on when some cell has two or
+        more calls, where it is identified).
     warn : bool
         Emit the notes as warnings.
 
@@ -297,6 +309,8 @@ def validate_design(
         raise DesignError(f"Expected a pandas DataFrame, got {type(df).__name__}.")
     if judge_effect not in ("fixed", "random"):
         raise DesignError(f"judge_effect must be 'fixed' or 'random', got {judge_effect!r}.")
+    if family not in ("gaussian", "binomial"):
+        raise DesignError(f"family must be 'gaussian' (linear model) or 'binomial' (logit GLMM), got {family!r}.")
     roles = Roles(outcome, item, prompt, judge, temperature, replicate, category)
     _check_roles(df, roles)
     y = _outcome(df, outcome)
@@ -366,6 +380,16 @@ def validate_design(
     if balanced and item_category is not None:
         balanced = len(set(np.bincount(item_category).tolist())) == 1
 
+    binary = bool(np.isin(yv, (0.0, 1.0)).all())
+    if family == "binomial" and not binary:
+        bad = np.unique(yv[~np.isin(yv, (0.0, 1.0))])[:3].tolist()
+        raise DesignError(
+            f"family='binomial' needs a 0/1 outcome, but column {outcome!r} has other values "
+            f"(e.g. {bad}). Recode it to 0/1 (e.g. df[{outcome!r}] = (df[{outcome!r}] > threshold)"
+            ".astype(int)) or use family='gaussian' for graded scores."
+        )
+    if overdispersion is None:
+        overdispersion = bool((cells["n"] > 1).any())
     y_sd = float(np.std(yv, ddof=1)) if len(yv) > 1 else 0.0
     if y_sd == 0.0:
         raise DesignError(
@@ -377,6 +401,8 @@ def validate_design(
         replicates=bool((cells["n"] > 1).any()),
         category=categories is not None,
         judge_effect=judge_effect,
+        family=family,
+        overdispersion=bool(overdispersion),
     )
     if warn:
         for note in notes:
@@ -394,8 +420,10 @@ def validate_design(
         balanced=bool(balanced),
         y_mean=float(np.mean(yv)),
         y_sd=y_sd,
-        binary=bool(np.isin(yv, (0.0, 1.0)).all()),
+        binary=binary,
         judge_effect=judge_effect,
+        family=family,
+        overdispersion=bool(overdispersion),
         terms=tuple(terms),
         row_cell=row_cell,
         row_y=yv,

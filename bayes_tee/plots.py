@@ -69,7 +69,8 @@ def plot_shares(
     ax.set_xlabel("share (%): posterior median, 90% interval")
     ax.set_xlim(0, min(100.0, float(hi.max()) * 1.1 + 1))
     counts = post.design_counts(
-        **{k: v for k, v in shares_kwargs.items() if k.startswith("n_")}
+        **{k: v for k, v in shares_kwargs.items() if k in ("n_items", "n_prompts", "n_judges", "n_temperatures",
+                                                          "n_replicates", "n_categories")}
     )
     if kind == "vartheta":
         dims = " ".join(
@@ -80,7 +81,8 @@ def plot_shares(
         title = f"Shares of Var(θ̂) at {dims}"
     else:
         title = "Shares of the per-call variance"
-    ax.set_title(title + f"  [{post.method} model, outcome scale]", fontsize=10)
+    scale = "probability" if shares_kwargs.get("scale") == "probability" and kind == "vartheta" else post.scale
+    ax.set_title(title + f"  [{post.method} model, {scale} scale]", fontsize=10)
     ax.grid(axis="x", alpha=0.3)
     _warn_footer(fig, diag.message(post.diagnostics()))
     return fig
@@ -154,4 +156,26 @@ def plot_frontier(plan, ax=None) -> "Figure":
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     _warn_footer(fig, plan.candidates.attrs.get("warning"))
+    return fig
+
+
+def plot_link_comparison(cmp, ax=None) -> "Figure":
+    """Paired bars: each component's share of Var(theta_hat) under the LPM and the GLMM
+    (posterior median, 90% interval), with the Spearman rank correlation in the title."""
+    table = cmp.table.iloc[::-1]
+    fig, ax = _figure(ax, (7.5, 0.5 * len(table) + 1.8))
+    y = np.arange(len(table))
+    for off, prefix, color, name in ((0.2, "lpm_share_", "#4C72B0", "LPM (probability scale)"),
+                                     (-0.2, "glmm_share_", "#DD8452", "GLMM (logit scale)")):
+        med, lo, hi = (table[f"{prefix}{k}"].to_numpy() * 100 for k in ("median", "low", "high"))
+        ax.barh(y + off, med, height=0.38, color=color, alpha=0.85, label=name)
+        ax.errorbar(med, y + off, xerr=[med - lo, hi - med], fmt="none", ecolor="black", capsize=2, lw=0.8)
+    ax.set_yticks(y, table["component"])
+    ax.set_xlabel("share of Var(θ̂) (%): posterior median, 90% interval")
+    r = cmp.spearman
+    ax.set_title(f"LPM vs GLMM shares; Spearman ρ {r['median']:.2f} [{r['low']:.2f}, {r['high']:.2f}]", fontsize=10)
+    ax.legend(fontsize=8, loc="lower right")
+    ax.grid(axis="x", alpha=0.3)
+    msgs = [m for m in (diag.message(cmp.lpm.diagnostics()), diag.message(cmp.glmm.diagnostics())) if m]
+    _warn_footer(fig, "; ".join(msgs) or None)
     return fig

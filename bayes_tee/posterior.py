@@ -90,6 +90,19 @@ class Posterior:
         da = xr.concat(arrays, dim="component", coords="minimal", compat="override")
         return da.assign_coords(component=[t.label for t in self.terms]).transpose("chain", "draw", "component")
 
+    @property
+    def family(self) -> str:
+        """``gaussian`` (linear model) or ``binomial`` (logit GLMM)."""
+        return self.design.family
+
+    @property
+    def scale(self) -> str:
+        """Scale of the variance components: ``outcome`` or ``latent (logit)``."""
+        return "latent (logit)" if self.family == "binomial" else "outcome"
+
+    def _fixed_residual(self, t) -> bool:
+        return self.family == "binomial" and t.kind == "residual"
+
     # -- summaries -------------------------------------------------------------------------
     def diagnostics(self) -> dict:
         """R-hat, bulk/tail ESS and divergences over the SDs, grand mean and fixed effects.
@@ -101,7 +114,7 @@ class Posterior:
             ``ok``, ``problems``.
         """
         if self._diag is None:
-            names = [t.var_name for t in self.terms] + ["mu"]
+            names = [t.var_name for t in self.terms if not self._fixed_residual(t)] + ["mu"]
             self._diag = diag.check(self.idata, names)
         return dict(self._diag)
 
@@ -169,6 +182,10 @@ class Posterior:
         estimand: comp.Estimand = "domain",
         categories: Literal["fixed", "random"] = "fixed",
         level: float = 0.9,
+        scale: Literal["model", "probability"] = "model",
+        n_draws: int = 200,
+        sims_per_draw: int = 100,
+        random_seed: int | None = None,
     ) -> pd.DataFrame:
         """Each component's contribution to Var(theta_hat) at a design, and its share.
 
@@ -186,24 +203,79 @@ class Posterior:
             Fixed categories (the paper's default) enter with the items, ``/ N``.
         level : float
             Credible level.
+        scale : {"model", "probability"}
+            ``model``: the scale the model is fitted on (the outcome for the linear model, the
+            logit scale for the GLMM, closed form). ``probability`` (GLMM): contributions to
+            the variance of the mean success rate, by posterior-predictive simulation
+            (:func:`bayes_tee.predictive.probability_contributions`; ``n_draws``,
+            ``sims_per_draw``, ``random_seed`` control it). For the linear model the two agree.
 
         Returns
         -------
         pandas.DataFrame
             ``component, divisor, contribution_median, contribution_low, contribution_high,
-            share_median, share_low, share_high``; ``attrs["var_theta"]``.
+            share_median, share_low, share_high``; ``attrs["var_theta"]``, ``attrs["scale"]``.
 
         Examples
         --------
         >>> post.shares(n_items=200)  # doctest: +SKIP
         """
+        if scale not in ("model", "probability"):
+            raise ValueError(f"scale must be 'model' or 'probability', got {scale!r}.")
+        if scale == "probability" and self.family == "binomial":
+            return self._probability_shares(
+                dict(n_items=n_items, n_prompts=n_prompts, n_judges=n_judges, n_temperatures=n_temperatures,
+                     n_replicates=n_replicates, n_categories=n_categories),
+                estimand=estimand, categories=categories, level=level, n_draws=n_draws,
+                sims_per_draw=sims_per_draw, random_seed=random_seed,
+            )
         counts = self.design_counts(n_items, n_prompts, n_judges, n_temperatures, n_replicates, n_categories)
         table = comp.shares_table(
             self.component_draws(), self.terms, counts, estimand=estimand, categories=categories, level=level
         )
         table.attrs["design"] = counts
         table.attrs["estimand"] = estimand
+        table.attrs["scale"] = self.scale
         return self._stamp(table)
+
+    def _draw_index(self, n_draws: int, rng: np.random.Generator) -> np.ndarray:
+        total = self.idata.posterior.sizes["chain"] * self.idata.posterior.sizes["draw"]
+        return np.sort(rng.choice(total, size=min(n_draws, total), replace=False))
+
+    def _layout(self, design: dict | None = None, strategy: str = "crossed"):
+        """The observed cells (``design=None``) or a crossed design with counts as given."""
+        from . import predictive as pr
+
+        if design is None:
+            return pr.table_layout(self.design.cells[[*self.design.facets, "n"]], self.design.item_category)
+        c = self.design.counts
+        d = {f: (design.get(f) if design.get(f) is not None else c.get(ds.FIELDS[f], 1.0)) for f in ds.FIELDS}
+        return pr.crossed_layout(d["n_items"], d["n_prompts"], d["n_temperatures"], d["n_judges"],
+                                 round(d["n_replicates"]), d["n_categories"], strategy=strategy)
+
+    def _probability_shares(self, design: dict, *, estimand, categories, level, n_draws, sims_per_draw, random_seed):
+        from . import predictive as pr
+
+        if estimand != "domain":
+            raise ValueError("probability-scale shares of the GLMM are for estimand='domain'.")
+        rng = np.random.default_rng(random_seed)
+        draws = pr.draws_from(self.idata.posterior, self.terms, self._draw_index(n_draws, rng), self.family)
+        observed = all(v is None for v in design.values())
+        lay = self._layout(None if observed else design)
+        labels, contrib, total = pr.probability_contributions(
+            draws, self.terms, lay, sims_per_draw=sims_per_draw, categories=categories, rng=rng
+        )
+        shares = contrib / contrib.sum(axis=1, keepdims=True)
+        out = pd.DataFrame({"component": labels})
+        out = pd.concat([out, comp.summarize_samples(contrib, level, "contribution_"),
+                         comp.summarize_samples(shares, level, "share_")], axis=1)
+        q = (1 - level) / 2
+        out.attrs.update(
+            var_theta={"median": float(np.median(total)), "low": float(np.quantile(total, q)),
+                       "high": float(np.quantile(total, 1 - q))},
+            scale="probability", estimand=estimand, n_draws=len(total), sims_per_draw=sims_per_draw,
+        )
+        return self._stamp(out)
 
     # -- D-study -------------------------------------------------------------------------
     def _draw_matrix(self) -> np.ndarray:
@@ -405,9 +477,7 @@ class Posterior:
 
         self._check_judges(judges, n_judges)
         rng = np.random.default_rng(random_seed)
-        total = self.idata.posterior.sizes["chain"] * self.idata.posterior.sizes["draw"]
-        index = np.sort(rng.choice(total, size=min(n_draws, total), replace=False))
-        draws = pr.draws_from(self.idata.posterior, self.terms, index)
+        draws = pr.draws_from(self.idata.posterior, self.terms, self._draw_index(n_draws, rng), self.family)
         kw = dict(sims_per_draw=sims_per_draw, judges=judges, estimand=estimand, categories=categories, rng=rng)
         c = self.design.counts
         if cells is not None:
@@ -523,7 +593,9 @@ class Posterior:
 
         return plot_interventions(self.interventions() if table is None else table, **kwargs)
 
-    def theta(self, level: float = 0.95) -> pd.DataFrame:
+    def theta(
+        self, level: float = 0.95, *, n_draws: int = 400, sims_per_draw: int = 50, random_seed: int | None = 0
+    ) -> pd.DataFrame:
         """The grand mean with its panel, TEE and naive intervals side by side.
 
         ``panel`` is the posterior of the mean for this exact judge/temperature panel.
@@ -539,20 +611,37 @@ class Posterior:
             One row: ``estimate, panel_low, panel_high, tee_se, tee_low, tee_high,
             naive_estimate, naive_se, naive_low, naive_high, se_ratio, level``.
 
+        For the logit GLMM everything is on the probability scale: ``estimate`` and ``panel``
+        are the posterior of the panel's mean success probability (the average of
+        inverse-logits over the observed calls, not the inverse-logit of the mean), and the
+        TEE SE and interval come from simulating the observed design afresh per posterior draw
+        (``n_draws`` x ``sims_per_draw`` studies) against the population mean probability.
+
         Examples
         --------
         >>> post.theta()  # doctest: +SKIP
         """
-        mu = self.idata.posterior["mu"].values.ravel()
         a = (1 - level) / 2
-        est = float(np.median(mu))
-        contrib = comp.contributions(self.component_draws(), self.terms, self.design.counts)
-        v = contrib.sum("component").values.ravel()
-        half = comp.normal_mixture_quantile(1 - a, np.sqrt(v))
         z = float(stats.norm.ppf(1 - a))
         d = self.design
         naive_se = d.y_sd / np.sqrt(d.n_rows)
-        tee_se = float(np.sqrt(np.mean(v)))
+        if self.family == "binomial":
+            from . import predictive as pr
+
+            mu = self.idata.posterior["p_panel"].values.ravel()
+            est = float(np.median(mu))
+            rng = np.random.default_rng(random_seed)
+            draws = pr.draws_from(self.idata.posterior, self.terms, self._draw_index(n_draws, rng), self.family)
+            err = pr.simulate_studies(draws, self.terms, self._layout(), sims_per_draw=sims_per_draw, rng=rng)["error"]
+            tee_se = float(np.sqrt(np.mean(err**2)))
+            half = float(np.quantile(np.abs(err), 1 - 2 * a))
+        else:
+            mu = self.idata.posterior["mu"].values.ravel()
+            est = float(np.median(mu))
+            contrib = comp.contributions(self.component_draws(), self.terms, self.design.counts)
+            v = contrib.sum("component").values.ravel()
+            half = comp.normal_mixture_quantile(1 - a, np.sqrt(v))
+            tee_se = float(np.sqrt(np.mean(v)))
         row = {
             "estimate": est,
             "panel_low": float(np.quantile(mu, a)),
@@ -596,6 +685,15 @@ class Posterior:
             parts.append("WARNING: " + msg)
         return "\n".join(parts)
 
+    def compare(self, other: "Posterior", **kwargs):
+        """LPM vs GLMM shares of the same data (:func:`bayes_tee.links.link_comparison`).
+
+        >>> post_lpm.compare(post_glmm).table  # doctest: +SKIP
+        """
+        from .links import link_comparison
+
+        return link_comparison(self, other, **kwargs)
+
     def plot_shares(self, kind: Literal["vartheta", "observation"] = "vartheta", **kwargs):
         """Horizontal bars: posterior median share and 90% interval per component.
 
@@ -633,6 +731,7 @@ class Posterior:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         names = [t.var_name for t in self.terms] + ["mu"]
+        names += [v for v in ("p_panel",) if v in self.idata.posterior]  # the GLMM's panel mean
         post = self.idata.posterior if keep_effects else self.idata.posterior[names]
         meta = {
             "format": FORMAT,
@@ -695,6 +794,8 @@ def _design_from_dict(d: dict, cells: pd.DataFrame) -> Design:
         replicates=bool((cells["n"] > 1).any()),
         category=d["categories"] is not None,
         judge_effect=d["judge_effect"],
+        family=d.get("family", "gaussian"),
+        overdispersion=d.get("overdispersion", True),
     )
     return Design(
         roles=Roles(**d["roles"]),
@@ -711,5 +812,7 @@ def _design_from_dict(d: dict, cells: pd.DataFrame) -> Design:
         y_sd=d["y_sd"],
         binary=d["binary"],
         judge_effect=d["judge_effect"],
+        family=d.get("family", "gaussian"),
+        overdispersion=d.get("overdispersion", True),
         terms=tuple(terms),
     )

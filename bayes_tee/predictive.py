@@ -166,14 +166,17 @@ def _centred(effects: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class _Draws:
-    """Per posterior draw: SDs of random terms, centred fixed effects, replicate SD."""
+    """Per posterior draw: SDs of random terms, centred fixed effects, replicate SD; for the
+    logit GLMM also the intercept (the probability scale needs the level, not just spreads)."""
 
     sigma: dict[str, np.ndarray]  # label -> (S,)
     fixed: dict[str, np.ndarray]  # label -> (S, L) centred level effects
     replicate: np.ndarray  # (S,)
+    mu: np.ndarray | None = None  # (S,)
+    family: str = "gaussian"
 
 
-def draws_from(posterior, terms: list[Term], index: np.ndarray) -> _Draws:
+def draws_from(posterior, terms: list[Term], index: np.ndarray, family: str = "gaussian") -> _Draws:
     """Pull the draws a simulation needs from an ArviZ posterior group, at flat draw ``index``."""
     sigma, fixed = {}, {}
     rep = np.zeros(len(index))
@@ -182,12 +185,34 @@ def draws_from(posterior, terms: list[Term], index: np.ndarray) -> _Draws:
         if t.kind == "fixed":
             dim = t.facets[0]
             arr = x.transpose("chain", "draw", dim).values.reshape(-1, x.sizes[dim])
-            fixed[t.label] = _centred(arr[index])
+            # the GLMM's fixed effects sit on the logit scale around mu: keep their level
+            fixed[t.label] = arr[index] if family == "binomial" else _centred(arr[index])
         elif t.kind == "residual":
-            rep = x.values.reshape(-1)[index]
+            if family != "binomial":  # the GLMM's residual is the Bernoulli draw itself
+                rep = x.values.reshape(-1)[index]
         else:
             sigma[t.label] = x.values.reshape(-1)[index]
-    return _Draws(sigma, fixed, rep)
+    mu = posterior["mu"].values.reshape(-1)[index]
+    return _Draws(sigma, fixed, rep, mu, family)
+
+
+def population_mean_probability(draws: _Draws, n_nodes: int = 40) -> np.ndarray:
+    """Logit GLMM: the mean success probability over the population of every random facet and
+    over the fitted judge/temperature levels, per draw (Gauss-Hermite over the summed latent
+    variance; the average of inverse-logits, not the inverse-logit of the mean).
+
+    >>> d = _Draws({"item": np.array([0.0])}, {}, np.zeros(1), np.array([0.0]), "binomial")
+    >>> population_mean_probability(d).round(6).tolist()
+    [0.5]
+    """
+    x, w = np.polynomial.hermite.hermgauss(n_nodes)
+    var = sum((s**2 for s in draws.sigma.values()), np.zeros_like(draws.mu))
+    shift = draws.mu[:, None]
+    for eff in draws.fixed.values():  # every combination of fixed levels, equally weighted
+        shift = (shift[:, :, None] + eff[:, None, :]).reshape(len(draws.mu), -1)
+    z = np.sqrt(2.0 * var)[:, None, None] * x[None, None, :]
+    p = 1.0 / (1.0 + np.exp(-(shift[:, :, None] + z)))
+    return (p * w).sum(axis=2).mean(axis=1) / np.sqrt(np.pi)
 
 
 def _term_index(t: Term, lay: Layout, categories: str) -> tuple[np.ndarray, int]:
@@ -238,6 +263,13 @@ def simulate_studies(
     """
     S = len(draws.replicate)
     K = int(sims_per_draw)
+    binomial = draws.family == "binomial"
+    if binomial:
+        if estimand != "domain":
+            raise ValueError("the logit GLMM's simulation targets the domain mean (estimand='domain').")
+        if judges == "panel":
+            raise ValueError("judges='panel' is for the linear model; the GLMM projects judges like these.")
+        theta_pop = population_mean_probability(draws)
     total = S * K
     per = max(K, (CHUNK_ELEMENTS // max(lay.n_cells, 1)) // K * K)
     index = {t.label: _term_index(t, lay, categories) for t in terms if t.kind == "random"}
@@ -286,6 +318,14 @@ def simulate_studies(
             W = np.asarray(onehot[lab].T.dot(w.T).T)
             sens = (eff**2).mean(axis=1)
             var += sens * _panel_factor((W**2).sum(axis=1), n_fit, mode)
+        if binomial:
+            p = 1.0 / (1.0 + np.exp(-(draws.mu[s][:, None] + latent)))
+            k = rng.binomial(n.astype(np.int64), p)
+            theta_hat = k.sum(axis=1) / ntot
+            out["error"][start:stop] = theta_hat - theta_pop[s]
+            out["naive_se"][start:stop] = np.sqrt(theta_hat * (1 - theta_hat) / np.maximum(ntot - 1.0, 1.0))
+            out["variance"][start:stop] = np.nan
+            continue
         rep = draws.replicate[s]
         eps = rng.standard_normal((B, lay.n_cells)) * rep[:, None] / np.sqrt(np.maximum(n, 1.0))
         ybar = latent + eps
@@ -316,7 +356,8 @@ def summarize_simulation(sim: dict[str, np.ndarray], *, level: float = 0.9) -> d
     z = float(stats.norm.ppf(1 - q))
     sd_draw = np.sqrt((err**2).mean(axis=1))
     cf_draw = np.sqrt(var.mean(axis=1))
-    half = normal_mixture_quantile(1 - q, cf_draw)
+    # the GLMM has no closed form: its TEE interval is the simulated one (theta())
+    half = normal_mixture_quantile(1 - q, cf_draw) if np.all(np.isfinite(cf_draw)) else np.nan
     n_studies = err.size
     rmse = float(np.sqrt(np.mean(err**2)))
     cf_rms = float(np.sqrt(np.mean(var)))
@@ -332,11 +373,81 @@ def summarize_simulation(sim: dict[str, np.ndarray], *, level: float = 0.9) -> d
         "rmse_mcse": float(np.std(err**2) / (2.0 * rmse * np.sqrt(n_studies))),
         "bias": float(err.mean()),
         "bias_mcse": float(err.std() / np.sqrt(n_studies)),
-        "sd_ratio": rmse / cf_rms,
+        "sd_ratio": rmse / cf_rms if np.isfinite(cf_rms) else np.nan,
         "naive_se_median": float(np.median(naive)),
         "coverage_naive": float(np.mean(np.abs(err) <= z * naive)),
-        "coverage_tee": float(np.mean(np.abs(err) <= half)),
+        "coverage_tee": float(np.mean(np.abs(err) <= half)) if np.isfinite(half) else np.nan,
         "n_draws": err.shape[0],
         "sims_per_draw": err.shape[1],
     }
     return out
+
+
+def probability_contributions(
+    draws: _Draws,
+    terms: list[Term],
+    lay: Layout,
+    *,
+    sims_per_draw: int = 100,
+    categories: Literal["fixed", "random"] = "fixed",
+    rng: np.random.Generator,
+) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Logit GLMM: each component's contribution to Var(theta_hat) on the probability scale.
+
+    For each draw, simulate the design's effects, then re-draw one facet's effects at a time
+    and record how far the study mean (of success probabilities) moves: half the mean squared
+    move is that facet's expected conditional variance (the total-effect index of Jansen's
+    estimator). The call-level Bernoulli noise enters exactly, ``sum_c n_c p_c (1-p_c) / n^2``.
+    With the logit link the contributions need not add to the total (interactions through
+    the link); shares are taken of their sum.
+
+    Returns
+    -------
+    labels, contributions ``(n_draws, n_components)``, total Var(theta_hat) ``(n_draws,)``.
+    """
+    S, K = len(draws.mu), int(sims_per_draw)
+    labels = [t.label for t in terms]
+    index = {t.label: _term_index(t, lay, categories) for t in terms if t.kind == "random"}
+    fixed_facet = {t.label: t.facets[0] for t in terms if t.kind == "fixed"}
+    contrib = np.zeros((S * K, len(labels)))
+    theta0 = np.empty(S * K)
+    noise = np.empty(S * K)
+    per = max(K, (CHUNK_ELEMENTS // max(lay.n_cells, 1)) // K * K)
+
+    def mean_p(eta, w):
+        return (w / (1.0 + np.exp(-eta))).sum(axis=1)
+
+    for start in range(0, S * K, per):
+        stop = min(S * K, start + per)
+        B = stop - start
+        s = np.arange(start, stop) // K
+        n = lay.counts(B, rng)
+        w = n / n.sum(axis=1, keepdims=True)
+        parts: dict[str, np.ndarray] = {}
+
+        def draw_term(lab: str) -> np.ndarray:
+            if lab in index:
+                idx, L = index[lab]
+                return (rng.standard_normal((B, L)) * draws.sigma[lab][s][:, None])[:, idx]
+            f = fixed_facet[lab]
+            eff = draws.fixed[lab][s]
+            pick = _pick_levels(rng, B, eff.shape[1], lay.levels[f], "new")
+            return np.take_along_axis(eff, pick, axis=1)[:, lay.codes[f]]
+
+        active = [lab for lab in labels if lab in index or lab in fixed_facet]
+        for lab in active:
+            parts[lab] = draw_term(lab)
+        eta = draws.mu[s][:, None] + sum(parts.values(), np.zeros((B, lay.n_cells)))
+        base = mean_p(eta, w)
+        p = 1.0 / (1.0 + np.exp(-eta))
+        theta0[start:stop] = base
+        noise[start:stop] = (n * p * (1 - p)).sum(axis=1) / n.sum(axis=1) ** 2
+        for j, lab in enumerate(labels):
+            if lab in parts:
+                moved = mean_p(eta - parts[lab] + draw_term(lab), w)
+                contrib[start:stop, j] = 0.5 * (base - moved) ** 2
+            elif lab == "replicate":
+                contrib[start:stop, j] = noise[start:stop]
+    contrib = contrib.reshape(S, K, -1).mean(axis=1)
+    total = theta0.reshape(S, K).var(axis=1, ddof=1) + noise.reshape(S, K).mean(axis=1)
+    return labels, contrib, total

@@ -63,7 +63,7 @@ def tee_dgp(
     judge_effects: np.ndarray | None = None,
     temperature_effects: np.ndarray | None = None,
     mu: float = 0.5,
-    outcome: Literal["gaussian", "threshold", "bernoulli"] = "gaussian",
+    outcome: Literal["gaussian", "threshold", "bernoulli", "logit"] = "gaussian",
     random_seed: int | np.random.Generator | None = None,
 ) -> pd.DataFrame:
     """Simulate a fully crossed evaluation from the TEE model.
@@ -84,8 +84,11 @@ def tee_dgp(
         Grand mean.
     outcome : {"gaussian", "threshold", "bernoulli"}
         ``gaussian`` returns the continuous score; ``threshold`` returns ``1[score > mu]``;
-        ``bernoulli`` draws ``Bernoulli(clip(score, 0, 1))``. For binary outcomes the truth
-        stays on the latent continuous scale.
+        ``bernoulli`` draws ``Bernoulli(clip(score, 0, 1))``. For those binary outcomes the
+        truth stays on the latent continuous scale. ``logit`` is the logit GLMM: ``mu`` and
+        every component are on the logit scale, each call is ``Bernoulli(inv_logit(cell
+        predictor))`` (the Bernoulli draw is the call-level noise, so ``replicate`` is the
+        logistic pi^2/3 in the truth and the ``replicate`` component is not drawn).
     random_seed : int or Generator, optional
         Seed; the same seed gives the same data.
 
@@ -136,7 +139,7 @@ def tee_dgp(
         + draw("item:judge", N, M)[:, None, None, :, None]
         + draw("prompt:judge", V, M)[None, :, None, :, None]
         + draw("cell", N, V, H, M)[..., None]
-        + draw("replicate", N, V, H, M, R)
+        + (np.zeros((N, V, H, M, R)) if outcome == "logit" else draw("replicate", N, V, H, M, R))
     )
     grid = np.indices((N, V, H, M, R)).reshape(5, -1)
     temps = np.round(np.linspace(0.0, 1.0, H), 2) if H > 1 else np.zeros(1)
@@ -155,8 +158,10 @@ def tee_dgp(
         score = (score > mu).astype(int)
     elif outcome == "bernoulli":
         score = rng.binomial(1, np.clip(score, 0.0, 1.0))
+    elif outcome == "logit":
+        score = rng.binomial(1, 1.0 / (1.0 + np.exp(-score)))
     elif outcome != "gaussian":
-        raise ValueError(f"outcome must be 'gaussian', 'threshold' or 'bernoulli', got {outcome!r}.")
+        raise ValueError(f"outcome must be 'gaussian', 'threshold', 'bernoulli' or 'logit', got {outcome!r}.")
     cols["score"] = score
     df = pd.DataFrame(cols)
 
@@ -176,9 +181,18 @@ def tee_dgp(
         truth.pop("prompt:judge", None)
     else:
         truth["judge"] = float(np.mean((lam - lam.mean()) ** 2))
+    facets = tuple(f for f, n in zip(FACETS, (N, V, H, M)) if n > 1)
+    if outcome == "logit":
+        truth["replicate"] = float(np.pi**2 / 3)
+        if R == 1:  # one call per cell: the cell effect is not identified, it joins the Bernoulli noise
+            truth.pop("cell")
+        terms = model_terms(facets, replicates=True, category=bool(C), family="binomial", overdispersion=R > 1)
+        if "cell" in truth and "cell" not in {t.label for t in terms}:
+            truth[cell_term(terms[:-1]).label] += truth.pop("cell")
+        df.attrs["truth"] = truth
+        return df
     if R == 1:
         truth["cell"] += truth.pop("replicate")
-    facets = tuple(f for f, n in zip(FACETS, (N, V, H, M)) if n > 1)
     terms = model_terms(facets, replicates=R > 1, category=bool(C))
     if "cell" not in {t.label for t in terms}:  # the cell error coincides with another term
         truth[cell_term(terms).label] += truth.pop("cell")

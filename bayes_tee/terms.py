@@ -92,6 +92,8 @@ def model_terms(
     replicates: bool,
     category: bool = False,
     judge_effect: Literal["fixed", "random"] = "fixed",
+    family: Literal["gaussian", "binomial"] = "gaussian",
+    overdispersion: bool = True,
 ) -> list[Term]:
     """Terms identified by a crossed design over ``facets``.
 
@@ -106,6 +108,12 @@ def model_terms(
         Items are nested in categories (``item = category + within-category item``).
     judge_effect : {"fixed", "random"}
         Judges as a fixed factor (sensitivity index over the panel) or a random facet.
+    family : {"gaussian", "binomial"}
+        ``binomial`` (logit GLMM): the call-level residual ``replicate`` is the logistic
+        latent residual (variance pi^2/3, fixed) whether or not cells repeat, and the cell term
+        is the observation-level random effect, kept only with ``overdispersion``.
+    overdispersion : bool
+        Binomial only: include the cell-level (observation-level) random effect.
 
     Returns
     -------
@@ -134,9 +142,10 @@ def model_terms(
     # when no other term already has exactly those facets (item x prompt alone: the cell error
     # is item:prompt). Without replicates it is the residual and absorbs replicate noise.
     cell_facets = tuple(present)
-    if all(set(t.facets) != set(cell_facets) for t in terms):
+    binomial = family == "binomial"
+    if all(set(t.facets) != set(cell_facets) for t in terms) and (overdispersion or not binomial):
         terms.append(Term("cell", cell_facets, "random"))
-    if replicates:
+    if replicates or binomial:
         terms.append(Term("replicate", (*cell_facets, "replicate"), "residual"))
     order = {name: i for i, name in enumerate(COMPONENT_ORDER)}
     return sorted(terms, key=lambda t: order[t.label])

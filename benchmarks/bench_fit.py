@@ -23,12 +23,12 @@ ROLES = dict(outcome="score", item="item", prompt="prompt", judge="judge",
              temperature="temperature", replicate="replicate")
 
 
-def run(df, method, draws, tune, seed=1):
+def run(df, method, draws, tune, seed=1, **kw):
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bt.DiagnosticWarning)
         post = bt.fit_posterior(df, **ROLES, method=method, draws=draws, tune=tune,
-                                random_seed=seed, progress_bar=False)
+                                random_seed=seed, progress_bar=False, **kw)
     total = time.perf_counter() - t0
     d = post.diagnostics()
     per_1k = post.info["sample_s"] / (post.info["chains"] * (draws + tune)) * 1000
@@ -38,11 +38,28 @@ def run(df, method, draws, tune, seed=1):
     return post, per_1k, total
 
 
+def glmm(a) -> None:
+    """The logit GLMM: successes/trials per cell against one Bernoulli term per call."""
+    def binary(**design):
+        return bt.simulate.tee_dgp(**design, mu=2.0, outcome="logit", random_seed=7,
+                                   components={"item": 1.0, "item:judge": 0.3, "cell": 0.1})
+    big = binary(n_items=141, n_prompts=5, n_judges=3, n_temperatures=3, n_replicates=8)
+    print(f"GLMM: {len(big)} rows, {big.groupby(['item', 'prompt', 'temperature', 'judge']).ngroups} cells, "
+          f"rate {big['score'].mean():.3f}")
+    _, big_rate, _ = run(big, "binomial", a.draws, a.draws, family="binomial")
+    small = binary(n_items=40, n_prompts=3, n_judges=3, n_temperatures=2, n_replicates=8)
+    print(f"GLMM, smaller design: {len(small)} rows")
+    _, agg_rate, _ = run(small, "binomial", a.draws, a.draws, family="binomial")
+    _, row_rate, _ = run(small, "rows", a.rows_draws, a.rows_draws, family="binomial")
+    print(f"sampling time per iteration, Bernoulli rows / binomial cells: {row_rate / agg_rate:8.1f}x")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--draws", type=int, default=1000)
     ap.add_argument("--rows-draws", type=int, default=150, help="draws (and tune) for the slow baseline")
     ap.add_argument("--cells", action="store_true", help="also time the sampled-random-effects cell model")
+    ap.add_argument("--glmm", action="store_true", help="time the logit GLMM instead (binomial vs Bernoulli rows)")
     a = ap.parse_args()
     df = bt.simulate.tee_dgp(n_items=141, n_prompts=5, n_judges=3, n_temperatures=3, n_replicates=8,
                              random_seed=7)
@@ -56,6 +73,9 @@ def main() -> None:
     print(f"sampling time per iteration, rows / marginal: {row_rate / marg_rate:8.1f}x")
     if a.cells:
         print(f"sampling time per iteration, rows / cells:    {row_rate / cell_rate:8.1f}x")
+    if a.glmm:
+        glmm(a)
+        return
     rng = np.random.default_rng(0)
     holes = df.drop(index=rng.choice(df.index, size=len(df) // 100, replace=False))
     print(f"unbalanced: {len(holes)} rows")
