@@ -61,6 +61,9 @@ def main() -> None:
     ap.add_argument("--cells", action="store_true", help="also time the sampled-random-effects cell model")
     ap.add_argument("--glmm", action="store_true", help="time the logit GLMM instead (binomial vs Bernoulli rows)")
     a = ap.parse_args()
+    if a.glmm:
+        glmm(a)
+        return
     df = bt.simulate.tee_dgp(n_items=141, n_prompts=5, n_judges=3, n_temperatures=3, n_replicates=8,
                              random_seed=7)
     print(f"{len(df)} rows, {df.groupby(['item', 'prompt', 'temperature', 'judge']).ngroups} cells")
@@ -73,9 +76,6 @@ def main() -> None:
     print(f"sampling time per iteration, rows / marginal: {row_rate / marg_rate:8.1f}x")
     if a.cells:
         print(f"sampling time per iteration, rows / cells:    {row_rate / cell_rate:8.1f}x")
-    if a.glmm:
-        glmm(a)
-        return
     rng = np.random.default_rng(0)
     holes = df.drop(index=rng.choice(df.index, size=len(df) // 100, replace=False))
     print(f"unbalanced: {len(holes)} rows")
