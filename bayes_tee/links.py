@@ -73,8 +73,9 @@ def link_comparison(lpm: "Posterior", glmm: "Posterior", *, level: float = 0.9, 
     rng = np.random.default_rng(random_seed)
     n = min(len(a), len(b))
     a, b = a[rng.permutation(len(a))[:n]], b[rng.permutation(len(b))[:n]]
-    ra, rb = stats.rankdata(a, axis=1), stats.rankdata(b, axis=1)
-    rho = np.array([np.corrcoef(x, y)[0, 1] for x, y in zip(ra, rb)])
+    # Spearman per pair of draws = Pearson correlation of the ranks, one vectorized expression
+    ra, rb = (r - r.mean(axis=1, keepdims=True) for r in (stats.rankdata(a, axis=1), stats.rankdata(b, axis=1)))
+    rho = (ra * rb).sum(axis=1) / np.sqrt((ra**2).sum(axis=1) * (rb**2).sum(axis=1))
     table = pd.DataFrame({"component": labels})
     table = pd.concat([table, comp.summarize_samples(a, level, "lpm_share_"),
                        comp.summarize_samples(b, level, "glmm_share_")], axis=1)

@@ -274,14 +274,7 @@ def _cell_model(design: Design, priors: PriorSpec, centering: dict[str, bool], *
             if t in marginal:
                 continue
             idx, labels = levels[t.label]
-            dim = t.facets[0] if len(t.facets) == 1 else t.key
-            if dim not in coords:
-                model.add_coord(dim, labels)
-            if centering.get(t.label, False) and not rows:
-                eff = pm.Normal(f"re_{t.key}", 0.0, sig[t.label], dims=dim)
-            else:
-                eff = pm.Normal(f"z_{t.key}", 0.0, 1.0, dims=dim) * sig[t.label]
-            pred = pred + eff[idx]
+            pred = pred + _random_effect(model, t, labels, sig[t.label], centering.get(t.label, False) and not rows)[idx]
         rep = sig.get("replicate")
         n = cells["n"].to_numpy().astype(float)
         if rows:
@@ -306,6 +299,16 @@ def _cell_model(design: Design, priors: PriorSpec, centering: dict[str, bool], *
         if rep is not None:
             _replicate_potential(design, rep)
     return model
+
+
+def _random_effect(model: pm.Model, t: Term, labels: list[str], sd, centred: bool) -> pt.TensorVariable:
+    """One level effect per label of term ``t``: centred ``Normal(0, sd)`` or non-centred ``z * sd``."""
+    dim = t.facets[0] if len(t.facets) == 1 else t.key
+    if dim not in model.coords:
+        model.add_coord(dim, labels)
+    if centred:
+        return pm.Normal(f"re_{t.key}", 0.0, sd, dims=dim)
+    return pm.Normal(f"z_{t.key}", 0.0, 1.0, dims=dim) * sd
 
 
 def _indicators(design: Design, terms: list[Term]) -> tuple[np.ndarray, list[int]]:
@@ -417,27 +420,18 @@ def _binomial_model(design: Design, priors: PriorSpec, *, rows: bool = False) ->
             else:
                 kappa = mu + pm.Normal("z_category", 0.0, 1.0, dims=dim) * sig["category"]
             item_mean = kappa[design.item_category]
-        eta = 0.0
         if hier:
             eta = pm.Normal("re_item", item_mean, sig["item"], dims="item")[cells["item"].to_numpy()]
         else:
             eta = mu
         for t in design.terms:
             if t.kind == "fixed":
-                beta = pm.ZeroSumNormal(t.var_name, sigma=priors.fixed_scale * LOGIT_UNIT, dims=t.facets[0])
-                eta = eta + beta[cells[t.facets[0]].to_numpy()]
+                eta = eta + _fixed_effect(design, priors, t, LOGIT_UNIT)[cells[t.facets[0]].to_numpy()]
         for t in random:
             if hier and t.label in nested:
                 continue
             idx, labels = term_levels(design, t)
-            dim = t.facets[0] if len(t.facets) == 1 else t.key
-            if dim not in model.coords:
-                model.add_coord(dim, labels)
-            if centering.get(t.label, False) and not rows:
-                eff = pm.Normal(f"re_{t.key}", 0.0, sig[t.label], dims=dim)
-            else:
-                eff = pm.Normal(f"z_{t.key}", 0.0, 1.0, dims=dim) * sig[t.label]
-            eta = eta + eff[idx]
+            eta = eta + _random_effect(model, t, labels, sig[t.label], centering.get(t.label, False) and not rows)[idx]
         # the panel's mean success probability over the observed calls (probability scale)
         pm.Deterministic("p_panel", pt.sum(n * pm.math.invlogit(eta)) / n.sum())
         if rows:

@@ -249,7 +249,7 @@ class Posterior:
         if design is None:
             return pr.table_layout(self.design.cells[[*self.design.facets, "n"]], self.design.item_category)
         c = self.design.counts
-        d = {f: (design.get(f) if design.get(f) is not None else c.get(ds.FIELDS[f], 1.0)) for f in ds.FIELDS}
+        d = {f: (design.get(f) if design.get(f) is not None else c.get(facet, 1.0)) for f, facet in ds.FIELDS.items()}
         return pr.crossed_layout(d["n_items"], d["n_prompts"], d["n_temperatures"], d["n_judges"],
                                  round(d["n_replicates"]), d["n_categories"], strategy=strategy)
 
@@ -339,6 +339,17 @@ class Posterior:
             w[:, fixed_judge[0]] *= (M - Mp) / (M - 1)
         return ds.projected_variance(self._draw_matrix(), w)
 
+    def _grid(self, *, fill_categories: bool = False, **given) -> pd.DataFrame:
+        """Every combination of the given design counts; fields not given take the observed
+        count (categories too with ``fill_categories``), in :data:`bayes_tee.dstudy.FIELDS` order."""
+        grid = ds.design_grid(**given)
+        if grid.empty:
+            grid = pd.DataFrame([{}])
+        for field, facet in ds.FIELDS.items():
+            if field not in grid and (field != "n_categories" or fill_categories):
+                grid[field] = self.design.counts.get(facet, 1.0)
+        return grid[[f for f in ds.FIELDS if f in grid]]
+
     def observed_variance(self, **kwargs) -> np.ndarray:
         """Var(theta_hat) per posterior draw at the observed design (``variance_at`` keywords)."""
         return self.variance_at(pd.DataFrame([{}]), **kwargs)[:, 0]
@@ -394,15 +405,8 @@ class Posterior:
         """
         self._check_judges(judges, n_judges)
         counts = self.design.counts
-        given = dict(n_items=n_items, n_prompts=n_prompts, n_judges=n_judges,
-                     n_temperatures=n_temperatures, n_replicates=n_replicates, n_categories=n_categories)
-        grid = ds.design_grid(**given)
-        if grid.empty:
-            grid = pd.DataFrame([{}])
-        for field in ("n_items", "n_prompts", "n_judges", "n_temperatures", "n_replicates"):
-            if field not in grid:
-                grid[field] = counts.get(ds.FIELDS[field], 1.0)
-        grid = grid[[f for f in ds.FIELDS if f in grid]]
+        grid = self._grid(n_items=n_items, n_prompts=n_prompts, n_judges=n_judges, n_temperatures=n_temperatures,
+                          n_replicates=n_replicates, n_categories=n_categories)
         kw = dict(estimand=estimand, decision=decision, categories=categories)
         var = self.variance_at(grid, judges=judges, **kw)
         current = self.observed_variance(judges=judges, **kw)
@@ -479,33 +483,23 @@ class Posterior:
         rng = np.random.default_rng(random_seed)
         draws = pr.draws_from(self.idata.posterior, self.terms, self._draw_index(n_draws, rng), self.family)
         kw = dict(sims_per_draw=sims_per_draw, judges=judges, estimand=estimand, categories=categories, rng=rng)
-        c = self.design.counts
         if cells is not None:
             if isinstance(cells, str):
                 if cells != "observed":
                     raise ValueError(f"cells must be a DataFrame or 'observed', got {cells!r}.")
-                table = self.design.cells[[*self.design.facets, "n"]]
-                cats = self.design.item_category
+                lay, name = self._layout(), "observed"
             else:
-                table, cats = cells, None
-            lay = pr.table_layout(table, cats)
-            row = {"strategy": "table" if cats is None else "observed", "calls": lay.calls_per_study}
+                lay, name = pr.table_layout(cells), "table"
+            row = {"strategy": name, "calls": lay.calls_per_study}
             row.update(pr.summarize_simulation(pr.simulate_studies(draws, self.terms, lay, **kw), level=level))
             return self._stamp(pd.DataFrame([row]))
-        given = dict(n_items=n_items, n_prompts=n_prompts, n_judges=n_judges,
-                     n_temperatures=n_temperatures, n_replicates=n_replicates, n_categories=n_categories)
-        grid = ds.design_grid(**given)
-        if grid.empty:
-            grid = pd.DataFrame([{}])
-        for field, facet in ds.FIELDS.items():
-            if field not in grid:
-                grid[field] = c.get(facet, 1.0)
+        if strategy != "crossed" and self.design.counts.get("judge", 1) < 2:
+            raise ValueError("judge strategies need a fitted judge facet with two or more judges.")
+        grid = self._grid(n_items=n_items, n_prompts=n_prompts, n_judges=n_judges, n_temperatures=n_temperatures,
+                          n_replicates=n_replicates, n_categories=n_categories, fill_categories=True)
         rows = []
         for d in grid.to_dict("records"):
-            if strategy != "crossed" and c.get("judge", 1) < 2:
-                raise ValueError("judge strategies need a fitted judge facet with two or more judges.")
-            lay = pr.crossed_layout(d["n_items"], d["n_prompts"], d["n_temperatures"], d["n_judges"],
-                                    round(d["n_replicates"]), d["n_categories"], strategy=strategy)
+            lay = self._layout(d, strategy)
             sim = pr.simulate_studies(draws, self.terms, lay, **kw)
             rows.append({**d, "strategy": strategy, "calls": lay.calls_per_study,
                          **pr.summarize_simulation(sim, level=level)})
