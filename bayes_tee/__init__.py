@@ -10,13 +10,14 @@
 
 __version__ = "0.1.0"
 
-from . import datasets, priors, simulate  # noqa: E402
+from . import datasets, priors, sensitivity, simulate  # noqa: E402
 from .anova import anova_estimates  # noqa: E402
 from .design import Design, validate_design  # noqa: E402
 from .exceptions import DesignError, DesignWarning, DiagnosticWarning  # noqa: E402
 from .fit import fit_posterior  # noqa: E402
 from .links import compare_links  # noqa: E402
 from .posterior import Posterior, load  # noqa: E402
+from .sensitivity import prior_sensitivity  # noqa: E402
 
 __all__ = [
     "Design",
@@ -29,7 +30,9 @@ __all__ = [
     "datasets",
     "fit_posterior",
     "load",
+    "prior_sensitivity",
     "priors",
+    "sensitivity",
     "simulate",
     "validate_design",
 ]

@@ -179,3 +179,97 @@ def plot_link_comparison(cmp, ax=None) -> "Figure":
     msgs = [m for m in (diag.message(cmp.lpm.diagnostics()), diag.message(cmp.glmm.diagnostics())) if m]
     _warn_footer(fig, "; ".join(msgs) or None)
     return fig
+
+
+def plot_prior_sensitivity(sens, ax=None) -> "Figure":
+    """Forest plot: each component's share of Var(theta_hat) (and the theta TEE interval, own
+    axis) under every prior; a flagged prior/component is drawn in red."""
+    table = sens.table()
+    priors = list(dict.fromkeys(table["prior"]))
+    comps = [q for q in dict.fromkeys(table["quantity"]) if q != "theta"]
+    fig, (ax_s, ax_t) = plt.subplots(1, 2, figsize=(10.0, 0.5 * len(comps) + 2.2),
+                                     gridspec_kw=dict(width_ratios=(3, 1.2)))
+    step = 0.8 / max(len(priors), 1)
+    for k, prior in enumerate(priors):
+        sub = table[table["prior"] == prior].set_index("quantity")
+        off = 0.4 - step * (k + 0.5)
+        for axis, qs, scale in ((ax_s, comps, 100.0), (ax_t, ["theta"], 1.0)):
+            for j, q in enumerate(qs):
+                r = sub.loc[q]
+                y = len(qs) - 1 - j + off
+                axis.errorbar(r["median"] * scale, y,
+                              xerr=[[(r["median"] - r["low"]) * scale], [(r["high"] - r["median"]) * scale]],
+                              fmt="o", ms=3, color=f"C{k % 10}", capsize=2, lw=1,
+                              label=prior if (axis is ax_s and j == 0) else None)
+                if r["flag"]:  # flagged against the reference prior: a red marker on the median
+                    axis.plot(r["median"] * scale, y, marker="D", ms=6, mfc="none", mec="#C44E52", mew=1.5)
+    ax_s.set_yticks(np.arange(len(comps))[::-1], comps)
+    ax_s.set_xlabel(f"share of Var(θ̂) (%): median, {table.attrs.get('level', 0.9):.0%} interval")
+    ax_s.set_title(f"Shares under each prior (red diamond: flagged against {sens.reference!r})", fontsize=10)
+    ax_s.grid(axis="x", alpha=0.3)
+    ax_s.legend(fontsize=7, loc="lower right")
+    ax_t.set_yticks([0], ["θ (TEE)"])
+    ax_t.set_ylim(-0.6, 0.6)
+    ax_t.set_title("θ and its TEE interval", fontsize=10)
+    ax_t.grid(axis="x", alpha=0.3)
+    bad = sorted(set(table.loc[~table["diagnostics_ok"].astype(bool), "prior"]))
+    _warn_footer(fig, f"fits under {', '.join(bad)} failed their diagnostics" if bad else None)
+    return fig
+
+
+def plot_coverage(study, target: str | None = None, level: float | None = None) -> "Figure":
+    """Coverage per method (points, Monte Carlo 95% error bars) for each design, one panel per
+    target, against the nominal level (dashed) (from :func:`bayes_tee.simulate.coverage_study`)."""
+    table = study.table()
+    level = float(table["level"].iloc[0]) if level is None else level
+    table = table[np.isclose(table["level"], level)]
+    targets = [target] if target else list(dict.fromkeys(table["target"]))
+    designs = list(dict.fromkeys(table["design"]))
+    methods = [m for m in ("naive", "anova_wald", "bootstrap", "bayes") if m in set(table["method"])]
+    fig, axes = plt.subplots(1, len(targets), figsize=(3.2 * len(targets) + 1.5, 0.45 * len(designs) * len(methods) + 1.8),
+                             sharey=True, squeeze=False)
+    step = 0.8 / len(methods)
+    for ax, tgt in zip(axes[0], targets):
+        sub = table[table["target"] == tgt]
+        for k, m in enumerate(methods):
+            rows = sub[sub["method"] == m].set_index("design").reindex(designs)
+            y = np.arange(len(designs))[::-1] + 0.4 - step * (k + 0.5)
+            ax.errorbar(rows["coverage"] * 100, y, xerr=1.96 * rows["mc_se"] * 100, fmt="o", ms=4, capsize=2,
+                        color=f"C{k}", label=m if tgt == targets[0] else None)
+        ax.axvline(level * 100, color="black", ls="--", lw=0.8)
+        ax.set_xlim(0, 102)
+        ax.set_title(tgt, fontsize=10)
+        ax.set_xlabel("coverage (%)")
+        ax.grid(axis="x", alpha=0.3)
+    axes[0, 0].set_yticks(np.arange(len(designs))[::-1], designs)
+    fig.legend(loc="lower center", ncol=len(methods), fontsize=8, frameon=False)
+    n = int(table["n_sims"].max()) if len(table) else 0
+    fig.suptitle(f"Coverage of nominal {level:.0%} intervals ({n} simulated data sets per design)", fontsize=11)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    return fig
+
+
+def plot_staircase(study, level: float = 0.95, target: str = "theta (TEE)", method: str = "bayes") -> "Figure":
+    """Coverage against the number of items per scenario (seed 000 App. E.4, Fig. 11b): the
+    naive interval of scenario A and ``method``'s interval (the posterior's TEE interval by
+    default) in scenarios B-D."""
+    table = study.table()
+    table = table[np.isclose(table["level"], level) & (table["target"] == target)]
+    scen = study.results.drop_duplicates("design").set_index("design")[["scenario", "n_items"]]
+    table = table.join(scen, on="design")
+    fig, ax = plt.subplots(figsize=(7.0, 4.5))
+    for k, (name, g) in enumerate(table.groupby("scenario", sort=True)):
+        m = "naive" if name.startswith("A") else method
+        g = g[g["method"] == m].sort_values("n_items")
+        ax.errorbar(g["n_items"], g["coverage"] * 100, yerr=1.96 * g["mc_se"] * 100, marker="o", ms=4,
+                    capsize=2, color=f"C{k}", label=f"{name} ({m})")
+    ax.axhline(level * 100, color="black", ls="--", lw=0.8, label=f"nominal {level:.0%}")
+    ax.set_xscale("log")
+    ax.set_ylim(0, 102)
+    ax.set_xlabel("items N")
+    ax.set_ylabel(f"coverage of {target} (%)")
+    ax.set_title("Coverage staircase: each modelled facet restores one step", fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="lower left")
+    fig.tight_layout()
+    return fig

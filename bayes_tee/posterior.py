@@ -679,6 +679,16 @@ class Posterior:
             parts.append("WARNING: " + msg)
         return "\n".join(parts)
 
+    def sensitivity(self, **kwargs) -> pd.DataFrame:
+        """Power-scaling prior and likelihood sensitivity per component
+        (:func:`bayes_tee.sensitivity.power_scaling`; ArviZ ``psens``).
+
+        >>> post.sensitivity()  # doctest: +SKIP
+        """
+        from .sensitivity import power_scaling
+
+        return power_scaling(self, **kwargs)
+
     def compare(self, other: "Posterior", **kwargs):
         """LPM vs GLMM shares of the same data (:func:`bayes_tee.links.link_comparison`).
 

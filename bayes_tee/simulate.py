@@ -51,6 +51,24 @@ def spread_levels(n_levels: int, population_variance: float) -> np.ndarray:
     return x * np.sqrt(population_variance / np.mean(x**2))
 
 
+def panel_effects(
+    n_levels: int, sensitivity: float, panel: str = "fixed", rng: np.random.Generator | None = None
+) -> np.ndarray:
+    """Level effects of a judge or temperature panel (see ``panel`` in :func:`tee_dgp`).
+
+    >>> panel_effects(3, 0.015).round(3).tolist()
+    [-0.15, 0.0, 0.15]
+    """
+    rng = np.random.default_rng(rng)
+    if panel == "fixed":
+        return spread_levels(n_levels, sensitivity)
+    if panel == "resample":
+        return rng.choice(spread_levels(3, sensitivity), size=n_levels)
+    if panel == "normal":
+        return rng.normal(0.0, np.sqrt(sensitivity), size=n_levels)
+    raise ValueError(f"panel must be 'fixed', 'resample' or 'normal', got {panel!r}.")
+
+
 def tee_dgp(
     n_items: int = 30,
     n_prompts: int = 3,
@@ -64,6 +82,7 @@ def tee_dgp(
     temperature_effects: np.ndarray | None = None,
     mu: float = 0.5,
     outcome: Literal["gaussian", "threshold", "bernoulli", "logit"] = "gaussian",
+    panel: Literal["fixed", "resample", "normal"] = "fixed",
     random_seed: int | np.random.Generator | None = None,
 ) -> pd.DataFrame:
     """Simulate a fully crossed evaluation from the TEE model.
@@ -82,6 +101,14 @@ def tee_dgp(
         Fixed level effects; default: evenly spaced with population variance 0.015 (Table 8).
     mu : float
         Grand mean.
+    panel : {"fixed", "resample", "normal"}
+        How the judge and temperature effects are drawn when not given. ``fixed``: evenly
+        spaced levels with the Table 8 population variance (the same panel every call).
+        ``resample``: each level drawn with replacement from the three Table 8 levels
+        ``{-0.15, 0, 0.15}``, a new panel "like these" per data set (what another equally good
+        pipeline would use; this is what the TEE interval targets, and it gives a single-level
+        facet its constant bias, as in seed 000 App. E.4 scenario A). ``normal``: each level
+        drawn from ``N(0, 0.015)``.
     outcome : {"gaussian", "threshold", "bernoulli"}
         ``gaussian`` returns the continuous score; ``threshold`` returns ``1[score > mu]``;
         ``bernoulli`` draws ``Bernoulli(clip(score, 0, 1))``. For those binary outcomes the
@@ -97,7 +124,10 @@ def tee_dgp(
     pandas.DataFrame
         Columns ``item``, ``category`` (if any), ``prompt``, ``temperature``, ``judge``,
         ``replicate``, ``score``; ``df.attrs["truth"]`` maps component label -> true value
-        (the realised population variance for judge and temperature).
+        (the realised population variance for judge and temperature). For the continuous
+        outcome ``df.attrs["theta"]`` is the population mean ``mu`` (the TEE target) and
+        ``df.attrs["theta_panel"]`` the mean for this judge/temperature panel, ``mu`` plus
+        the average judge and temperature effect (the panel target).
 
     Examples
     --------
@@ -112,12 +142,12 @@ def tee_dgp(
     tau = (
         np.asarray(temperature_effects, float)
         if temperature_effects is not None
-        else spread_levels(H, TABLE8_SENSITIVITY["temperature"])
+        else panel_effects(H, TABLE8_SENSITIVITY["temperature"], panel, rng)
     )
     lam = (
         np.asarray(judge_effects, float)
         if judge_effects is not None
-        else spread_levels(M, TABLE8_SENSITIVITY["judge"])
+        else panel_effects(M, TABLE8_SENSITIVITY["judge"], panel, rng)
     )
     if tau.shape != (H,) or lam.shape != (M,):
         raise ValueError("temperature_effects / judge_effects need one value per level.")
@@ -165,21 +195,28 @@ def tee_dgp(
     cols["score"] = score
     df = pd.DataFrame(cols)
 
+    if outcome == "gaussian":
+        df.attrs["theta"] = float(mu)
+        df.attrs["theta_panel"] = float(mu + tau.mean() + lam.mean())
     truth = {k: float(v) for k, v in comp.items()}
     if not C:
         truth.pop("category")
+    # A facet held at one level confounds its interactions with the lower-order term: the
+    # model estimates their sum (one judge's item effects are item + item:judge), so the truth
+    # is merged the same way. With one prompt, its effects are a constant (or a shift of the
+    # judge/temperature levels), not a component.
     if V == 1:
-        for k in ("prompt", "item:prompt", "prompt:temperature", "prompt:judge"):
+        for k in ("prompt", "prompt:temperature", "prompt:judge"):
             truth.pop(k)
-    if H == 1:
-        truth.pop("item:temperature")
-        truth.pop("prompt:temperature", None)
-    else:
+        truth["item"] += truth.pop("item:prompt")
+    for facet, n in (("temperature", H), ("judge", M)):
+        if n == 1:
+            truth["item"] += truth.pop(f"item:{facet}")
+            if f"prompt:{facet}" in truth:
+                truth["prompt"] += truth.pop(f"prompt:{facet}")
+    if H > 1:
         truth["temperature"] = float(np.mean((tau - tau.mean()) ** 2))
-    if M == 1:
-        truth.pop("item:judge")
-        truth.pop("prompt:judge", None)
-    else:
+    if M > 1:
         truth["judge"] = float(np.mean((lam - lam.mean()) ** 2))
     facets = tuple(f for f, n in zip(FACETS, (N, V, H, M)) if n > 1)
     if outcome == "logit":
@@ -198,3 +235,6 @@ def tee_dgp(
         truth[cell_term(terms).label] += truth.pop("cell")
     df.attrs["truth"] = truth
     return df
+
+
+from .coverage import CoverageStudy, coverage_study  # noqa: E402  (needs tee_dgp above)
