@@ -14,10 +14,10 @@ CHEAP = ("naive", "anova_wald", "bootstrap")
 
 @pytest.fixture(scope="module")
 def small_facets():
-    """Seed 000's small-facet pilot (V=3, M=3, H=3; N=30, R=3), 80 simulated data sets,
+    """Seed 000's small-facet pilot (V=3, M=3, H=3; N=30, R=3), 60 simulated data sets,
     every method; the compiled model is reused across them."""
-    return bt.simulate.coverage_study(bt.simulate.tee_dgp, [SMALL], n_sims=80, level=0.9, random_seed=5,
-                                      n_workers=1, progress=False, n_boot=400, draws=400, tune=400)
+    return bt.simulate.coverage_study(bt.simulate.tee_dgp, [SMALL], n_sims=60, level=0.9, random_seed=5,
+                                      n_workers=1, progress=False, n_boot=400, draws=300, tune=300)
 
 
 def test_bayes_covers_at_small_facets(small_facets):
@@ -30,7 +30,7 @@ def test_bayes_covers_at_small_facets(small_facets):
         assert t.loc[("bayes", target), "coverage"] >= 0.9 - 2 * t.loc[("bayes", target), "mc_se"]
     # the plug-in is singular in some pilots, and says so
     assert 0.05 < t.loc[("anova_wald", "theta (TEE)"), "singular_rate"] < 0.6
-    assert t["n_sims"].eq(80).all()
+    assert t["n_sims"].eq(60).all()
     # widths: the posterior pays for the uncertainty in the facet variances
     assert t.loc[("bayes", "theta (TEE)"), "mean_width"] > t.loc[("anova_wald", "theta (TEE)"), "mean_width"]
     # compiled once, then refits only sample
