@@ -2,9 +2,16 @@
 
     bayes-tee demo [--out DIR] [--save models/tee_demo.nc]
     bayes-tee fit pilot.csv --outcome score --item item_id --prompt variant_id --out pilot.nc
-    bayes-tee summary pilot.nc
+    bayes-tee fit pilot.csv --roles roles.toml --dry-run      # validate and describe only
+    bayes-tee summary pilot.nc [--json]
+    bayes-tee dstudy pilot.nc --items 100,200 --prompts 1,3,5 --judges 1,3 [--json]
+    bayes-tee allocate pilot.nc --budget 5000 [--costs costs.toml] [--json]
+    bayes-tee report pilot.nc --html report.html [--budget 5000] [--costs costs.toml]
 
-Exit codes: 0 ok, 1 user error (one-line reason on stderr), 2 diagnostics failed with --strict.
+Roles come from flags or a TOML file (``outcome = "score"``, ``item = "item_id"``, ...; flags
+win). A costs TOML holds ``cost_per_call`` (a number, or a table of price per judge) and
+optionally ``cost_per_item``. Exit codes: 0 ok, 1 user error (one-line reason on stderr, no
+traceback), 2 diagnostics failed with ``--strict``.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ import sys
 import warnings
 from pathlib import Path
 
+from . import diagnostics as diag
 from .exceptions import DesignError, DiagnosticWarning
 
 ROLE_FLAGS = ("outcome", "item", "prompt", "judge", "temperature", "replicate", "category")
@@ -67,17 +75,83 @@ def _read(path: str):
     p = Path(path)
     if not p.exists():
         raise DesignError(f"No file {path!r}.")
-    if p.suffix == ".parquet":
-        return pd.read_parquet(p)
-    if p.suffix in (".jsonl", ".ndjson"):
-        return pd.read_json(p, lines=True)
-    return pd.read_csv(p)
+    try:
+        if p.suffix == ".parquet":
+            return pd.read_parquet(p)
+        if p.suffix in (".jsonl", ".ndjson"):
+            return pd.read_json(p, lines=True)
+        return pd.read_csv(p)
+    except (ValueError, UnicodeDecodeError, ImportError, pd.errors.ParserError) as err:
+        raise DesignError(f"Could not read {path!r} as {p.suffix.lstrip('.') or 'CSV'}: {err}") from None
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``bayes-tee`` console script."""
-    _quiet_third_party()
-    parser = argparse.ArgumentParser(prog="bayes-tee", description=__doc__.split("\n")[0])
+def _toml(path: str | None) -> dict:
+    if path is None:
+        return {}
+    import tomllib
+
+    p = Path(path)
+    if not p.exists():
+        raise DesignError(f"No file {path!r}.")
+    try:
+        return tomllib.loads(p.read_text())
+    except tomllib.TOMLDecodeError as err:
+        raise DesignError(f"{path!r} is not valid TOML: {err}") from None
+
+
+def _roles(args) -> dict:
+    roles = {k: v for k, v in _toml(args.roles).items() if k in ROLE_FLAGS}
+    unknown = set(_toml(args.roles)) - set(ROLE_FLAGS)
+    if unknown:
+        raise DesignError(f"Unknown role(s) {sorted(unknown)} in {args.roles!r}; roles are {', '.join(ROLE_FLAGS)}.")
+    roles.update({r: getattr(args, r) for r in ROLE_FLAGS if getattr(args, r) is not None})
+    for r in ("outcome", "item"):
+        if not roles.get(r):
+            raise DesignError(f"--{r} is required (or set {r} = \"...\" in a --roles TOML file).")
+    return roles
+
+
+def _costs(path: str | None) -> dict:
+    t = _toml(path)
+    unknown = set(t) - {"cost_per_call", "cost_per_item"}
+    if unknown:
+        raise DesignError(f"Unknown key(s) {sorted(unknown)} in {path!r}; use cost_per_call and cost_per_item.")
+    return t
+
+
+def _ints(text: str | None) -> list[int] | None:
+    if text is None:
+        return None
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise DesignError(f"Expected comma-separated integers, got {text!r}.") from None
+
+
+def _emit(args, table, title: str | None = None) -> None:
+    if getattr(args, "json", False):
+        print(table.to_json(orient="records", double_precision=6))
+    else:
+        import pandas as pd
+
+        with pd.option_context("display.width", 140, "display.max_columns", 30):
+            if title:
+                print(title)
+            print(table.to_string(index=False))
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with user errors (bad flag, missing argument) on exit code 1, like every other
+    user error, instead of argparse's 2 (which means failed diagnostics here)."""
+
+    def error(self, message: str):
+        self.print_usage(sys.stderr)
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(1)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="bayes-tee", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
     demo = sub.add_parser("demo", help="fit the embedded demo pilot and print the decomposition")
@@ -88,42 +162,123 @@ def main(argv: list[str] | None = None) -> int:
     fit = sub.add_parser("fit", help="fit a CSV/parquet/JSON-lines file")
     fit.add_argument("data")
     for role in ROLE_FLAGS:
-        fit.add_argument(f"--{role}", required=role in ("outcome", "item"))
-    fit.add_argument("--out", required=True, help="where to save the posterior (.nc)")
+        fit.add_argument(f"--{role}")
+    fit.add_argument("--roles", help="TOML file with the column roles")
+    fit.add_argument("--out", help="where to save the posterior (.nc); required unless --dry-run")
     fit.add_argument("--family", choices=("gaussian", "binomial"), default="gaussian",
                      help="gaussian: linear (probability) model; binomial: logit GLMM for 0/1 outcomes")
+    fit.add_argument("--dry-run", action="store_true", help="validate and describe the design; do not fit")
     _sampler_args(fit)
 
     summ = sub.add_parser("summary", help="print the summary of a saved posterior")
     summ.add_argument("posterior")
+    summ.add_argument("--json", action="store_true", help="components, shares, theta, diagnostics as JSON")
     summ.add_argument("--strict", action="store_true")
 
-    args = parser.parse_args(argv)
-    try:
-        if args.command == "summary":
-            from .posterior import load
+    dst = sub.add_parser("dstudy", help="projected SE of theta_hat over a grid of designs")
+    dst.add_argument("posterior")
+    for flag in ("items", "prompts", "judges", "temperatures", "replicates"):
+        dst.add_argument(f"--{flag}", help="comma-separated counts (default: as observed)")
+    dst.add_argument("--target-se", type=float)
+    dst.add_argument("--json", action="store_true")
+    dst.add_argument("--strict", action="store_true")
 
-            post = load(args.posterior)
-            print(post.summary())
-        else:
-            if args.command == "demo":
-                from .datasets import load as load_data
+    alloc = sub.add_parser("allocate", help="best design under a budget, with the cost frontier")
+    alloc.add_argument("posterior")
+    alloc.add_argument("--budget", type=float, required=True)
+    alloc.add_argument("--costs", help="TOML: cost_per_call (number or per-judge table), cost_per_item")
+    alloc.add_argument("--max-items", type=int)
+    alloc.add_argument("--json", action="store_true")
+    alloc.add_argument("--strict", action="store_true")
 
-                df = load_data("tee_demo")
-                roles = {r: r for r in ROLE_FLAGS if r != "outcome"} | {"outcome": "score"}
-                save = args.save
+    rep = sub.add_parser("report", help="self-contained HTML report")
+    rep.add_argument("posterior")
+    rep.add_argument("--html", required=True, help="output .html file")
+    rep.add_argument("--budget", type=float)
+    rep.add_argument("--costs")
+    rep.add_argument("--strict", action="store_true")
+    return parser
+
+
+def _run(args) -> object:
+    from .posterior import load
+
+    if args.command in ("summary", "dstudy", "allocate", "report"):
+        post = load(args.posterior)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DiagnosticWarning)  # printed once below
+            if args.command == "summary":
+                if args.json:
+                    import json
+
+                    print(json.dumps({
+                        "components": post.components().to_dict("records"),
+                        "shares": post.shares().to_dict("records"),
+                        "theta": post.theta().to_dict("records")[0],
+                        "diagnostics": post.diagnostics(),
+                    }, default=float))
+                else:
+                    print(post.summary())
+            elif args.command == "dstudy":
+                grid = {k: _ints(getattr(args, f)) for k, f in (("n_items", "items"), ("n_prompts", "prompts"),
+                        ("n_judges", "judges"), ("n_temperatures", "temperatures"), ("n_replicates", "replicates"))}
+                table = post.dstudy(**{k: v for k, v in grid.items() if v is not None}, target_se=args.target_se)
+                _emit(args, table, "Projected SE of theta_hat (posterior median and 90% interval):")
+            elif args.command == "allocate":
+                plan = post.allocate(args.budget, **_costs(args.costs), max_items=args.max_items)
+                _emit(args, plan.best.to_frame().T, f"Best design at budget {args.budget:g}:")
+                if not args.json:
+                    _emit(args, plan.frontier, "\nFrontier:")
             else:
-                df = _read(args.data)
-                roles = {r: getattr(args, r) for r in ROLE_FLAGS}
-                save = args.out
-            post = _fit(args, df, roles)
-            _report(post, Path(args.out) if args.command == "demo" else None)
-            if save:
-                print(f"Posterior saved to {post.save(save)}")
-    except (DesignError, FileNotFoundError, ValueError, KeyError) as err:
+                costs = _costs(args.costs)
+                path = post.report(args.html, budget=args.budget, cost_per_call=costs.get("cost_per_call", 1.0))
+                print(f"Report written to {path}")
+        msg = diag.message(post.diagnostics())
+        if msg and not getattr(args, "json", False) and args.command != "summary":
+            print(f"WARNING: {msg}", file=sys.stderr)
+        return post
+    if args.command == "demo":
+        from .datasets import load as load_data
+
+        df = load_data("tee_demo")
+        roles = {r: r for r in ROLE_FLAGS if r != "outcome"} | {"outcome": "score"}
+        save = args.save
+    else:
+        df = _read(args.data)
+        roles = _roles(args)
+        if args.dry_run:
+            from .design import validate_design
+
+            d = validate_design(df, **roles, family=args.family, warn=False)
+            print(repr(d))
+            print(d.summary().to_string(index=False))
+            print(f"rows used {d.n_rows}, dropped {sum(d.dropped.values())}; balanced: {d.balanced}")
+            for note in d.notes:
+                print(f"note: {note}")
+            return None
+        if not args.out:
+            raise DesignError("--out is required (where to save the posterior), unless --dry-run.")
+        save = args.out
+    post = _fit(args, df, roles)
+    _report(post, Path(args.out) if args.command == "demo" else None)
+    if save:
+        print(f"Posterior saved to {post.save(save)}")
+    return post
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``bayes-tee`` console script."""
+    _quiet_third_party()
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as stop:  # --help (0) or a usage error (1)
+        return int(stop.code or 0)
+    try:
+        post = _run(args)
+    except (DesignError, FileNotFoundError, ValueError, KeyError, OSError) as err:
         print(f"bayes-tee: error: {err}", file=sys.stderr)
         return 1
-    if args.strict and not post.diagnostics()["ok"]:
+    if post is not None and getattr(args, "strict", False) and not post.diagnostics()["ok"]:
         return 2
     return 0
 

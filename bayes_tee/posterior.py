@@ -679,6 +679,24 @@ class Posterior:
             parts.append("WARNING: " + msg)
         return "\n".join(parts)
 
+    def writeup(self, **kwargs) -> str:
+        """The paragraph for the paper (:func:`bayes_tee.report.writeup`).
+
+        >>> print(post.writeup())  # doctest: +SKIP
+        """
+        from .report import writeup
+
+        return writeup(self, **kwargs)
+
+    def report(self, path: str | Path, **kwargs) -> Path:
+        """Write the self-contained HTML report (:func:`bayes_tee.report.report`).
+
+        >>> post.report("report.html", budget=5000)  # doctest: +SKIP
+        """
+        from .report import report
+
+        return report(self, path, **kwargs)
+
     def sensitivity(self, **kwargs) -> pd.DataFrame:
         """Power-scaling prior and likelihood sensitivity per component
         (:func:`bayes_tee.sensitivity.power_scaling`; ArviZ ``psens``).
@@ -775,7 +793,13 @@ def load(path: str | Path) -> Posterior:
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"No file {str(path)!r}.")
-    idata = az.from_netcdf(str(path))
+    try:
+        idata = az.from_netcdf(str(path))
+    except (OSError, ValueError) as err:
+        raise ValueError(
+            f"{str(path)!r} is not a bayes_tee posterior (cannot read it as netCDF: {err}); "
+            "write one with Posterior.save() or `bayes-tee fit`."
+        ) from None
     raw = idata.posterior.attrs.get("bayes_tee") if "posterior" in idata else None
     if raw is None:
         raise ValueError(

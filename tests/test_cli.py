@@ -1,5 +1,32 @@
+import json
+import re
+import shutil
+import subprocess
+
+import pytest
+
 import bayes_tee as bt
 from bayes_tee.cli import main
+
+ROLES_TOML = 'outcome = "score"\nitem = "item"\nprompt = "prompt"\njudge = "judge"\n'
+SECTIONS = ("Write-up", "Diagnostics", "Design", "Variance components and shares", "theta: corrected",
+            "D-study", "Single design changes", "Budget allocation", "Prior sensitivity", "Reporting checklist")
+
+
+@pytest.fixture(scope="module")
+def pilot(tmp_path_factory):
+    """A pilot CSV, its roles TOML, a costs TOML, fitted through the CLI."""
+    tmp = tmp_path_factory.mktemp("cli")
+    df = bt.simulate.tee_dgp(n_items=12, n_prompts=2, n_judges=2, n_temperatures=1, n_replicates=2,
+                             random_seed=1)
+    (tmp / "pilot.csv").write_text(df.to_csv(index=False))
+    (tmp / "roles.toml").write_text(ROLES_TOML)
+    (tmp / "costs.toml").write_text("cost_per_item = 0.5\n[cost_per_call]\njudge1 = 2.0\njudge2 = 0.5\n")
+    out = tmp / "pilot.nc"
+    code = main(["fit", str(tmp / "pilot.csv"), "--roles", str(tmp / "roles.toml"), "--out", str(out),
+                 "--draws", "300", "--tune", "300", "--quiet"])
+    assert code == 0 and out.exists()
+    return tmp
 
 
 def test_fit_reports_a_missing_column_with_exit_1(tmp_path, capsys):
@@ -10,15 +37,77 @@ def test_fit_reports_a_missing_column_with_exit_1(tmp_path, capsys):
     assert "Did you mean 'score'" in capsys.readouterr().err
 
 
-def test_fit_and_summary_roundtrip(tmp_path, capsys):
-    csv = tmp_path / "pilot.csv"
-    df = bt.simulate.tee_dgp(n_items=12, n_prompts=2, n_judges=2, n_temperatures=1, n_replicates=2,
-                             random_seed=1)
-    df.to_csv(csv, index=False)
-    out = tmp_path / "pilot.nc"
-    code = main(["fit", str(csv), "--outcome", "score", "--item", "item", "--prompt", "prompt",
-                 "--judge", "judge", "--out", str(out), "--draws", "300", "--tune", "300", "--quiet"])
-    assert code in (0,) and out.exists()
-    assert main(["summary", str(out)]) == 0
+def test_summary_dstudy_allocate_and_json(pilot, capsys):
+    nc = str(pilot / "pilot.nc")
+    assert main(["summary", nc]) == 0
     text = capsys.readouterr().out
     assert "Shares of Var(theta_hat)" in text and "item:judge" in text
+    assert main(["summary", nc, "--json"]) == 0
+    s = json.loads(capsys.readouterr().out)
+    assert {"components", "shares", "theta", "diagnostics"} <= set(s)
+    assert main(["dstudy", nc, "--items", "12,48", "--prompts", "1,4", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert len(rows) == 4 and {r["n_items"] for r in rows} == {12, 48}
+    # more items and prompts: smaller projected SE
+    se = {(r["n_items"], r["n_prompts"]): r["se_median"] for r in rows}
+    assert se[(48, 4)] < se[(12, 1)]
+    assert main(["allocate", nc, "--budget", "400", "--costs", str(pilot / "costs.toml"), "--json"]) == 0
+    best = json.loads(capsys.readouterr().out)[0]
+    judge_cost = 2.0 + 0.5 if best["n_judges"] == 2 else 0.5  # the cheapest judges first
+    per_item = best["n_prompts"] * best["n_temperatures"] * best["n_replicates"] * judge_cost + 0.5
+    assert best["cost"] == pytest.approx(best["n_items"] * per_item) and best["cost"] <= 400
+
+
+def test_dry_run_describes_without_fitting(pilot, capsys):
+    assert main(["fit", str(pilot / "pilot.csv"), "--roles", str(pilot / "roles.toml"), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "rows used 96, dropped 0; balanced: True" in out
+
+
+def test_report_is_self_contained_with_every_section(pilot, capsys):
+    html = pilot / "report.html"
+    assert main(["report", str(pilot / "pilot.nc"), "--html", str(html), "--costs", str(pilot / "costs.toml")]) == 0
+    text = html.read_text()
+    for section in SECTIONS:
+        assert f"<h2>{section}" in text, section
+    assert len(re.findall(r'src="data:image/png;base64,', text)) >= 4
+    # no network fetches: no external src/href, no scripts, no stylesheets by URL
+    assert not re.search(r'(src|href)\s*=\s*["\']?(https?:)?//', text)
+    assert "<script" not in text and "<link" not in text
+    assert "missing" in text and "from data" in text  # the checklist says what the data lack
+    writeup = bt.load(pilot / "pilot.nc").writeup()
+    assert writeup.split(". ")[0] in text
+
+
+@pytest.mark.skipif(not (shutil.which("chromium") or shutil.which("chromium-browser")),
+                    reason="Chromium not installed (Debian package 'chromium')")
+def test_report_renders_in_a_browser(pilot):
+    html = pilot / "report.html"
+    if not html.exists():
+        main(["report", str(pilot / "pilot.nc"), "--html", str(html)])
+    png = pilot / "report.png"
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", f"--screenshot={png}",
+                    "--window-size=1100,4000", html.as_uri()], check=True, timeout=120, capture_output=True)
+    assert png.exists() and png.stat().st_size > 50_000
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["fit", "{d}/nope.csv", "--outcome", "score", "--item", "item", "--out", "x.nc"], "No file"),
+    (["fit", "{d}/bad.parquet", "--outcome", "score", "--item", "item", "--out", "x.nc"], "Could not read"),
+    (["fit", "{d}/pilot.csv", "--outcome", "score", "--item", "item", "--bogus", "1"], "unrecognized arguments"),
+    (["fit", "{d}/pilot.csv", "--item", "item", "--out", "x.nc"], "--outcome is required"),
+    (["fit", "{d}/pilot.csv", "--roles", "{d}/bad.toml", "--dry-run"], "not valid TOML"),
+    (["fit", "{d}/pilot.csv", "--roles", "{d}/typo.toml", "--dry-run"], "Unknown role"),
+    (["fit", "{d}/pilot.csv", "--roles", "{d}/roles.toml"], "--out is required"),
+    (["dstudy", "{d}/pilot.nc", "--items", "ten"], "comma-separated integers"),
+    (["allocate", "{d}/pilot.nc"], "--budget"),
+    (["summary", "{d}/pilot.csv"], "not a bayes_tee posterior"),
+])
+def test_every_user_error_exits_1_without_traceback(pilot, argv, message, capsys):
+    (pilot / "bad.parquet").write_text("not parquet")
+    (pilot / "bad.toml").write_text("outcome = \n")
+    (pilot / "typo.toml").write_text(ROLES_TOML + 'judg = "judge"\n')
+    assert main([a.format(d=pilot) for a in argv]) == 1
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err

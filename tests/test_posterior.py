@@ -39,6 +39,7 @@ def test_failed_diagnostics_are_visible_everywhere():
         assert "warning" in table.attrs and not table.attrs["diagnostics_ok"]
     assert "DIAGNOSTICS FAILED" in repr(post)
     assert "WARNING" in post.summary()
+    assert "failed its convergence diagnostics" in post.writeup()
 
 
 def test_shares_at_other_designs(demo_post):
