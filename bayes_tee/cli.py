@@ -150,6 +150,29 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(1)
 
 
+def _rich_summary(post) -> None:
+    """The summary as rich tables (on a terminal)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+
+    def show(df, title: str) -> None:
+        t = Table(title=title, title_justify="left")
+        for c in df.columns:
+            t.add_column(str(c), justify="left" if df[c].dtype == object else "right")
+        for row in df.itertuples(index=False):
+            t.add_row(*(f"{v:.4g}" if isinstance(v, float) else str(v) for v in row))
+        console.print(t)
+
+    console.print(repr(post))
+    show(post.components(), f"Per-observation components ({post.scale} scale, 90% intervals)")
+    show(post.shares().drop(columns="divisor"), "Shares of Var(theta_hat) at the observed design")
+    show(post.theta(), "theta")
+    msg = diag.message(post.diagnostics())
+    console.print(f"[bold red]WARNING: {msg}[/]" if msg else "[green]All diagnostics passed.[/]")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="bayes-tee", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -217,6 +240,8 @@ def _run(args) -> object:
                         "theta": post.theta().to_dict("records")[0],
                         "diagnostics": post.diagnostics(),
                     }, default=float))
+                elif sys.stdout.isatty():
+                    _rich_summary(post)
                 else:
                     print(post.summary())
             elif args.command == "dstudy":

@@ -64,6 +64,25 @@ def test_dry_run_describes_without_fitting(pilot, capsys):
     assert "rows used 96, dropped 0; balanced: True" in out
 
 
+@pytest.mark.parametrize("fmt", ["parquet", "jsonl"])
+def test_parquet_and_json_lines_input(pilot, fmt, capsys):
+    import pandas as pd
+
+    df = pd.read_csv(pilot / "pilot.csv")
+    path = pilot / f"pilot.{fmt}"
+    df.to_parquet(path) if fmt == "parquet" else df.to_json(path, orient="records", lines=True)
+    assert main(["fit", str(path), "--roles", str(pilot / "roles.toml"), "--dry-run"]) == 0
+    assert "rows used 96" in capsys.readouterr().out
+
+
+def test_rich_summary_on_a_terminal(pilot, monkeypatch, capsys):
+    monkeypatch.setattr("sys.stdout.isatty", lambda: True)
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["summary", str(pilot / "pilot.nc")]) == 0
+    out = re.sub(r"\x1b\[[0-9;]*m", "", capsys.readouterr().out)
+    assert "Shares of Var(theta_hat)" in out and "item:judge" in out and "diagnostics" in out
+
+
 def test_report_is_self_contained_with_every_section(pilot, capsys):
     html = pilot / "report.html"
     assert main(["report", str(pilot / "pilot.nc"), "--html", str(html), "--costs", str(pilot / "costs.toml")]) == 0
