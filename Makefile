@@ -19,9 +19,9 @@ venv: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/bayes-tee demo --out out
 
-## Run the test suite (fits use few draws; about 10 minutes on 2 cores)
+## Run the test suite (fits use few draws; two pytest workers, about 10 minutes on 2 cores)
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 ## Speed benchmarks (ratios against a baseline in the same process)
 bench: $(STAMP)

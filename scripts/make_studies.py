@@ -4,10 +4,10 @@
 
 (no argument: all three). Each writes a CSV with its long results table:
 
-* ``models/coverage_small_facets.csv``: seed 000's small-facet pilot (N=30, V=3, M=3, H=3,
+* ``models/coverage_small_facets.csv.gz``: seed 000's small-facet pilot (N=30, V=3, M=3, H=3,
   R=3), 200 simulated data sets, every method, 90% and 95% intervals (about 2-3 min on 2 cores).
-* ``models/coverage_staircase.csv``: the App. E.4 staircase, scenarios A-D at
-  N in {20, 50, 200, 500, 2000}, 100 data sets each, 95% intervals (about 30 min on 2 cores).
+* ``models/coverage_staircase.csv.gz``: the App. E.4 staircase, scenarios A-D at
+  N in {20, 50, 200, 500, 2000}, 100 data sets each, 95% intervals (about 15 min on 2 cores).
 * ``models/prior_sensitivity_demo.csv`` and ``models/prior_sensitivity_pilot.csv``: every prior
   preset on the embedded demo and on one simulated small-facet pilot (about 5 min each).
 """
@@ -29,7 +29,7 @@ ROLES = dict(outcome="score", item="item", prompt="prompt", judge="judge", tempe
 def small_facets() -> None:
     study = bt.simulate.coverage_study(bt.simulate.tee_dgp, [SMALL], n_sims=200, level=[0.9, 0.95],
                                        random_seed=1, draws=1000, tune=1000)
-    study.results.to_csv(OUT / "coverage_small_facets.csv", index=False)
+    study.results.to_csv(OUT / "coverage_small_facets.csv.gz", index=False)
     print(study.info)
     print(study.table().to_string())
 
@@ -37,7 +37,7 @@ def small_facets() -> None:
 def staircase() -> None:
     study = coverage_staircase(n_items=(20, 50, 200, 500, 2000), n_sims=100, level=0.95, random_seed=1,
                                cache_dir=OUT.parent / ".cache" / "staircase")
-    study.results.to_csv(OUT / "coverage_staircase.csv", index=False)
+    study.results.to_csv(OUT / "coverage_staircase.csv.gz", index=False)
     print(study.info)
     print(study.table().to_string())
 
