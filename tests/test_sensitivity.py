@@ -72,14 +72,3 @@ def test_unknown_preset_and_duplicate_names():
         bt.prior_sensitivity(df, "score", "item", prompt="prompt", priors=["default", "flat"])
     with pytest.raises(ValueError, match="distinct"):
         bt.prior_sensitivity(df, "score", "item", prompt="prompt", priors=["default", "default"])
-
-
-def test_log_densities_need_the_effects_of_a_cell_model(tmp_path, demo_post_cells):
-    demo_post_cells.save(tmp_path / "cells.nc")
-    with pytest.raises(ValueError, match="keep_effects"):
-        log_densities(bt.load(tmp_path / "cells.nc"))
-    few = bt.Posterior(demo_post_cells.idata.isel(draw=slice(0, 25)), demo_post_cells.design,
-                       demo_post_cells.priors, demo_post_cells.method)
-    prior, lik = log_densities(few)  # in memory the effects are there
-    assert lik.shape == (4, 25) and np.isfinite(lik.values).all()
-    assert np.isfinite(prior["sigma_item"].values).all()
