@@ -18,6 +18,7 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
+import numpy as np
 import pandas as pd
 
 from . import diagnostics as diag
@@ -49,6 +50,10 @@ def _quiet(fn, *args, **kwargs):
 
 def _pct(x: float) -> str:
     return f"{100 * x:.0f}%" if x >= 0.01 else f"{100 * x:.1f}%"
+
+
+def _prob(p: float) -> str:
+    return "> 99%" if p > 0.99 else "< 1%" if p < 0.01 else f"{p:.0%}"
 
 
 def recommendation(post: "Posterior", level: float = 0.9) -> pd.Series:
@@ -96,12 +101,12 @@ def writeup(post: "Posterior", level: float = 0.95, n_top: int = 3) -> str:
         f"{r.component} {_pct(r.share_median)} (90% interval {_pct(r.share_low)}-{_pct(r.share_high)})"
         for r in top.itertuples()
     )
-    scale = "on the logit scale" if post.family == "binomial" else "of the outcome"
+    scale = " (on the logit scale)" if post.family == "binomial" else ""
     text = [
         f"We decomposed the variance of {d.n_rows:,} scored calls ({len(d.levels['item'])} items"
         f"{', ' + dims if dims else ''}{reps}) with a Bayesian crossed random-effects model "
         f"({'logit GLMM' if post.family == 'binomial' else 'linear model'}, {post.method} likelihood, "
-        f"{post.priors.name} priors). The largest contributions to the variance of the benchmark score "
+        f"{post.priors.name} priors). The largest contributions to the variance of the benchmark score"
         f"{scale} were {named}.",
         f"The mean score is {th['estimate']:.3g}; its {level:.0%} interval accounting for every "
         f"identified source of pipeline variance is [{th['tee_low']:.3g}, {th['tee_high']:.3g}], "
@@ -110,10 +115,12 @@ def writeup(post: "Posterior", level: float = 0.95, n_top: int = 3) -> str:
     ]
     rec = recommendation(post)
     if len(rec):
+        se_change = 100 * (np.sqrt(1 + rec["change_median"] / 100) - 1)
         text.append(
             f"The D-study recommends '{rec['intervention']}' ({rec['calls_ratio']:.2g} times the calls): it "
             f"changes Var(theta_hat) by {rec['change_median']:.0f}% (90% interval {rec['change_low']:.0f}% to "
-            f"{rec['change_high']:.0f}%; probability {rec['p_reduces']:.0%} that it helps)."
+            f"{rec['change_high']:.0f}%; probability {_prob(rec['p_reduces'])} that it helps), an expected "
+            f"{-se_change:.0f}% reduction of the SE."
         )
     else:
         text.append("No single design change reduces Var(theta_hat) with posterior probability above 0.5.")
@@ -234,8 +241,6 @@ def report(
     --------
     >>> report(post, "report.html", budget=5000)  # doctest: +SKIP
     """
-    import numpy as np
-
     from .plots import plot_dstudy, plot_frontier, plot_interventions, plot_shares
 
     path = Path(path)
