@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import warnings
+
+import numpy as np
 import pytest
 
 import bayes_tee as bt
@@ -43,3 +45,16 @@ def demo_post_cells(demo_df):
 def demo_post_marginal(demo_df):
     """The same data through the marginal model (every random effect integrated out)."""
     return bt.fit_posterior(demo_df, **DEMO_ROLES, method="marginal", random_seed=3, progress_bar=False)
+
+
+@pytest.fixture(scope="session")
+def agrees_with_the_balanced_shortcut():
+    """Check that a general likelihood matches the balanced shortcut on the same data: every
+    component's median within a quarter of a posterior SD, no divergences."""
+    def check(balanced, other) -> None:
+        a, b = balanced.component_draws(), other.component_draws()
+        for k in a["component"].values:
+            xa, xb = a.sel(component=k).values.ravel(), b.sel(component=k).values.ravel()
+            assert abs(np.median(xa) - np.median(xb)) < 0.25 * xa.std(), k
+        assert other.diagnostics()["divergences"] == 0
+    return check

@@ -112,21 +112,6 @@ def test_demo_clean_geometry_with_default_settings(demo_post):
     assert demo_post.method == "balanced"
 
 
-@pytest.mark.parametrize("general", ["demo_post_cells", "demo_post_marginal"])
-def test_general_models_agree_with_the_balanced_shortcut(demo_post, general, request):
-    other = request.getfixturevalue(general)
-    a = demo_post.component_draws()
-    b = other.component_draws()
-    for k in a["component"].values:
-        xa, xb = a.sel(component=k).values.ravel(), b.sel(component=k).values.ravel()
-        # medians agree within a quarter of a posterior SD (Monte Carlo + no systematic gap)
-        assert abs(np.median(xa) - np.median(xb)) < 0.25 * xa.std(), k
-    assert other.diagnostics()["divergences"] == 0
-    if general == "demo_post_marginal":  # no random-effect vectors: the balanced path's geometry
-        assert other.diagnostics()["ok"], other.diagnostics()
-        assert other.info["n_free_parameters"] == demo_post.info["n_free_parameters"]
-
-
 def test_unbalanced_data_use_the_marginal_model_and_recover():
     df = bt.simulate.tee_dgp(n_items=40, n_prompts=3, n_judges=3, n_temperatures=2, n_replicates=4,
                              judge_effects=[-0.2, 0.05, 0.15], random_seed=21)
@@ -157,18 +142,3 @@ def test_theta_intervals(demo_post):
         np.sqrt(demo_post.shares().attrs["var_theta"]["median"]), rel=0.6
     )
 
-
-def test_log_densities_need_the_effects_of_a_cell_model(tmp_path, demo_post_cells):
-    """Power-scaling needs the likelihood per draw: a cell-level fit has it in memory, not
-    after saving without its random effects (here, not in test_sensitivity, so the cell-level
-    fixture is built once per test worker)."""
-    from bayes_tee.sensitivity import log_densities
-
-    demo_post_cells.save(tmp_path / "cells.nc")
-    with pytest.raises(ValueError, match="keep_effects"):
-        log_densities(bt.load(tmp_path / "cells.nc"))
-    few = bt.Posterior(demo_post_cells.idata.isel(draw=slice(0, 25)), demo_post_cells.design,
-                       demo_post_cells.priors, demo_post_cells.method)
-    prior, lik = log_densities(few)
-    assert lik.shape == (4, 25) and np.isfinite(lik.values).all()
-    assert np.isfinite(prior["sigma_item"].values).all()
