@@ -39,6 +39,7 @@ models: $(STAMP)
 	    --outcome cn_more_favorable --item question_ID --prompt variant_id --judge judge_model \
 	    --temperature temperature --replicate replication --category question_focus \
 	    --family binomial --seed 1 --quiet --out models/propaganda_pilot_glmm.nc
+	$(BIN)/python scripts/make_studies.py binary_pilot
 
 clean:
 	rm -rf $(VENV) out .pytest_cache
