@@ -100,8 +100,9 @@ def _toml(path: str | None) -> dict:
 
 
 def _roles(args) -> dict:
-    roles = {k: v for k, v in _toml(args.roles).items() if k in ROLE_FLAGS}
-    unknown = set(_toml(args.roles)) - set(ROLE_FLAGS)
+    table = _toml(args.roles)
+    roles = {k: v for k, v in table.items() if k in ROLE_FLAGS}
+    unknown = set(table) - set(ROLE_FLAGS)
     if unknown:
         raise DesignError(f"Unknown role(s) {sorted(unknown)} in {args.roles!r}; roles are {', '.join(ROLE_FLAGS)}.")
     roles.update({r: getattr(args, r) for r in ROLE_FLAGS if getattr(args, r) is not None})

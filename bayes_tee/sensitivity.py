@@ -125,8 +125,8 @@ def power_scaling(post: "Posterior", *, delta: float = 0.01, threshold: float = 
     log_prior, log_lik = log_densities(post)
     sd_vars = [t.var_name for t in post.terms if t.var_name in log_prior and t.kind != "fixed"]
     draws = post.component_draws()
-    quantities = {label: draws.sel(component=label, drop=True) for label in draws["component"].values
-                  if not post._fixed_residual(next(t for t in post.terms if t.label == label))}
+    quantities = {t.label: draws.sel(component=t.label, drop=True) for t in post.terms
+                  if not post._fixed_residual(t)}
     quantities["mu"] = post.idata.posterior["mu"]
     idata = az.InferenceData(
         posterior=xr.Dataset(quantities),
