@@ -10,7 +10,7 @@
 
 __version__ = "0.1.0"
 
-from . import datasets, priors, sensitivity, simulate  # noqa: E402
+from . import allocation, datasets, noise, priors, sensitivity, simulate  # noqa: E402
 from .anova import anova_estimates  # noqa: E402
 from .design import Design, validate_design  # noqa: E402
 from .exceptions import DesignError, DesignWarning, DiagnosticWarning  # noqa: E402
@@ -25,11 +25,13 @@ __all__ = [
     "DesignWarning",
     "DiagnosticWarning",
     "Posterior",
+    "allocation",
     "anova_estimates",
     "compare_links",
     "datasets",
     "fit_posterior",
     "load",
+    "noise",
     "prior_sensitivity",
     "priors",
     "sensitivity",

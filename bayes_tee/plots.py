@@ -273,3 +273,56 @@ def plot_staircase(study, level: float = 0.95, target: str = "theta (TEE)", meth
     ax.legend(fontsize=8, loc="lower left")
     fig.tight_layout()
     return fig
+
+
+def plot_paired_noise(nz, within: float | None = 0.2, ax=None, show_unpaired: bool = False) -> "Figure":
+    """Seed 001 Fig. 1: the paired SEs of every close pair against the accuracy of the better
+    model, with the Beta-theory curve ``sqrt(p (1 - p) / N)`` for the total.
+
+    Total (dots), data (triangles) and prediction (crosses) SEs, one point per pair; the
+    unpaired SE for contrast when ``show_unpaired``.
+    """
+    from .noise import beta_theory_se
+
+    fig, ax = _figure(ax, (6.4, 4.2))
+    pairs = nz.pairs(within=within)
+    n = nz.n_questions
+    x = pairs["acc_a"].to_numpy()
+    ax.scatter(x, pairs["SE_total"] * 100, s=12, color="C0", label="total (paired)", alpha=0.8)
+    ax.scatter(x, pairs["SE_data"] * 100, s=12, marker="^", color="C1", label="data", alpha=0.6)
+    ax.scatter(x, pairs["SE_pred"] * 100, s=14, marker="x", color="C2", label="prediction", alpha=0.6)
+    if show_unpaired:
+        ax.scatter(x, pairs["SE_unpaired"] * 100, s=10, marker=".", color="0.6", label="total (unpaired)")
+    grid = np.linspace(0.005, 0.995, 200)
+    ax.plot(grid, beta_theory_se(grid, n) * 100, color="black", lw=1.2, label="Beta theory sqrt(p(1-p)/N)")
+    ax.set_xlabel("accuracy of the better model of the pair")
+    ax.set_ylabel("standard error of A - B (percentage points)")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    k = nz.table.count
+    sub = f"{len(pairs)} pairs" + (f" within {within:.0%} accuracy" if within is not None else "")
+    ax.set_title(f"Paired noise, N={n} questions, K={k.min():.0f}-{k.max():.0f} ({sub})", fontsize=10)
+    ax.legend(fontsize=8, frameon=False)
+    fig.tight_layout()
+    return fig
+
+
+def plot_allocation(cmp, ax=None) -> "Figure":
+    """Var of the benchmark mean against the budget per item, per allocation strategy
+    (posterior median, band = the comparison's credible level), as seed 002 Fig. 2."""
+    fig, ax = _figure(ax, (6.2, 4.0))
+    table = cmp.table()
+    for k, (name, sub) in enumerate(table.groupby("strategy", sort=False)):
+        sub = sub.sort_values("budget_per_item")
+        ax.plot(sub["budget_per_item"], sub["variance"], "o-", color=f"C{k}", label=name, ms=4)
+        ax.fill_between(sub["budget_per_item"], sub["variance_low"], sub["variance_high"], color=f"C{k}", alpha=0.15)
+    ax.set_xlabel("judge calls per item")
+    ax.set_ylabel("Var(benchmark mean)")
+    ax.set_yscale("log")
+    ax.grid(alpha=0.3, which="both")
+    ax.set_title(f"Judge allocation: {cmp.n_items} items, pool of {cmp.pool} judges "
+                 f"({cmp.level:.0%} intervals)", fontsize=10)
+    ax.legend(fontsize=8, frameon=False)
+    fig.tight_layout()
+    return fig

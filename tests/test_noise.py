@@ -1,0 +1,146 @@
+"""Paired noise (seed 001): exact estimator, golden values, Beta theory, bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bayes_tee as bt
+
+NOISES = Path(__file__).resolve().parents[1].parent / "shared" / "external" / "all_the_noises_highk_temp0.7"
+needs_noises = pytest.mark.skipif(
+    not NOISES.is_dir(), reason="../shared/external/all_the_noises_highk_temp0.7 is not beside the repo"
+)
+
+
+def _published_pairs(nz, summary: pd.DataFrame) -> pd.DataFrame:
+    ours = nz.pairs().set_index(["model_a", "model_b"])
+    key = [(a, b) if (a, b) in ours.index else (b, a) for a, b in zip(summary.model_a, summary.model_b)]
+    return ours.loc[key]
+
+
+@needs_noises
+def test_reproduces_the_published_paired_ses_of_math500():
+    df = pd.read_csv(NOISES / "input_table_math500_cot.csv", index_col=0)
+    nz = bt.noise.paired(df, model="model", question="example_id", correct="correct", count="count")
+    pub = pd.read_csv(NOISES / "summary_math500_cot.csv", index_col=0)
+    ours = _published_pairs(nz, pub)
+    assert len(ours) == len(pub) == 836
+    for mine, theirs in [("SE_total", "SE(A-B)"), ("SE_data", "SE_x(A-B)"), ("SE_pred", "SE_pred(A-B)"),
+                         ("SE_signtest", "SE_signtest")]:
+        np.testing.assert_allclose(ours[mine].to_numpy(), pub[theirs].to_numpy(), rtol=1e-9, err_msg=mine)
+    np.testing.assert_allclose(ours["corr"].to_numpy(), pub["corr(A,B)"].to_numpy(), rtol=1e-8)
+    # the published model table omits the small-K correction
+    plain = bt.noise.paired(df, model="model", question="example_id", correct="correct", count="count",
+                            small_k_correction=False).models().set_index("model")
+    mt = pd.read_csv(NOISES / "model_table_math500_cot.csv", index_col=0).set_index("model")
+    for mine, theirs in [("SE", "SE(A)"), ("SE_data", "SE_x(A)"), ("SE_pred", "SE_pred(A)")]:
+        np.testing.assert_allclose(plain.loc[mt.index, mine], mt[theirs], rtol=1e-9, err_msg=mine)
+    # pairing helps: every close pair's paired SE is below its unpaired SE
+    close = nz.pairs(within=0.2)
+    assert (close["SE_total"] < close["SE_unpaired"]).all()
+
+
+def _binomial_panel(rng, n_q=400, k=(3, 8), models=4):
+    """Models sharing question difficulty u_i ~ Beta(0.6, 0.4), with model shifts."""
+    u = rng.beta(0.6, 0.4, size=n_q)
+    rows = []
+    for m in range(models):
+        um = np.clip(u + 0.04 * m * (1 - u), 0, 1)
+        kk = k[m % len(k)]
+        rows.append(pd.DataFrame({"model": f"m{m}", "question": np.arange(n_q), "count": kk,
+                                  "correct": rng.binomial(kk, um)}))
+    return pd.concat(rows, ignore_index=True), u
+
+
+def test_small_k_correction_is_unbiased_and_the_naive_estimator_is_not():
+    """Over repeated K=3 samples of the same questions, the corrected paired data variance
+    averages to the true Var_i(u_a - u_b); the uncorrected one is off by the bias."""
+    rng = np.random.default_rng(1)
+    n_q = 300
+    u_a = rng.beta(0.5, 0.5, n_q)
+    u_b = np.clip(u_a + rng.normal(0, 0.08, n_q), 0, 1)
+    truth = np.var(u_a - u_b)
+    est, naive = [], []
+    for _ in range(300):
+        df = pd.DataFrame({"model": np.repeat(["a", "b"], n_q), "question": np.tile(np.arange(n_q), 2),
+                           "count": 3, "correct": np.r_[rng.binomial(3, u_a), rng.binomial(3, u_b)]})
+        est.append(bt.noise.paired(df, count="count").pair_matrices()["data"][0, 1])
+        naive.append(bt.noise.paired(df, count="count", small_k_correction=False).pair_matrices()["data"][0, 1])
+    est, naive = np.array(est), np.array(naive)
+    se = est.std() / np.sqrt(len(est))
+    assert abs(est.mean() - truth) < 3 * se
+    assert naive.mean() - truth > 10 * se  # the naive version is biased upward
+    assert (est < 0).any()  # and the unbiased one does go negative at K=3
+
+
+def test_per_sample_rows_equal_counts_and_handle_real_metrics():
+    rng = np.random.default_rng(2)
+    counts, _ = _binomial_panel(rng, n_q=60)
+    rows = counts.loc[counts.index.repeat(counts["count"])].copy()
+    rows["hit"] = (rows.groupby(["model", "question"]).cumcount() < rows["correct"]).astype(int)
+    a = bt.noise.paired(counts, count="count").pairs()
+    b = bt.noise.paired(rows, correct="hit").pairs()
+    pd.testing.assert_frame_equal(a, b)
+    # a real-valued metric: the law of total variance still holds exactly
+    rows["score"] = rng.normal(rows["hit"], 0.3)
+    v = bt.noise.paired(rows, correct="score").variances()
+    np.testing.assert_allclose(v["total"], v["data"] + v["pred"])
+    assert bt.noise.paired(rows, correct="score").table.correct is None
+
+
+def test_unequal_k_total_is_the_one_prediction_variance():
+    """Per model, total = Var_i(mean) + mean_i(within) whatever the K per question; pair
+    matrices are symmetric and data + pred = total."""
+    rng = np.random.default_rng(3)
+    df, _ = _binomial_panel(rng, n_q=200, k=(2, 5, 11))
+    df.loc[df.index % 7 == 0, "count"] = 20
+    df["correct"] = np.minimum(df["correct"], df["count"])
+    nz = bt.noise.paired(df, count="count")
+    m = nz.pair_matrices()
+    for k in m:
+        np.testing.assert_allclose(m[k], m[k].T)
+    np.testing.assert_allclose(m["data"] + m["pred"], m["total"])
+    p = nz.table.mean
+    np.testing.assert_allclose(nz.variances()["total"], p.var(axis=0) + nz.table.within.mean(axis=0))
+
+
+def test_beta_theory_matches_its_own_simulation():
+    """If u ~ Beta(p, 1-p) and both models sample from it, the paired total SE of one
+    prediction is sqrt(p(1-p)/N) (seed 001 Eq. 24)."""
+    rng = np.random.default_rng(4)
+    n_q, p = 20000, 0.7
+    u = rng.beta(p, 1 - p, n_q)
+    df = pd.DataFrame({"model": np.repeat(["a", "b"], n_q), "question": np.tile(np.arange(n_q), 2),
+                       "count": 1, "correct": rng.binomial(1, np.r_[u, u])})
+    row = bt.noise.paired(df, count="count").pairs().iloc[0]
+    assert row.SE_total == pytest.approx(float(bt.noise.beta_theory_se(p, n_q)), rel=0.03)
+    assert np.isnan(row.SE_data) and np.isnan(row.SE_pred)  # K=1: data and prediction not separable
+
+
+def test_bad_input_names_the_column():
+    df = pd.DataFrame({"model": ["a", "a", "b", "b"], "question": [0, 1, 0, 1], "correct": [1, 0, 1, 1],
+                       "count": [1, 1, 1, 1]})
+    with pytest.raises(bt.DesignError, match="question='example_id'|'qid'"):
+        bt.noise.paired(df, question="qid", count="count")
+    bad = df.assign(correct=[1, 0, 3, 1])
+    with pytest.raises(bt.DesignError, match="'count'"):
+        bt.noise.paired(bad, count="count")
+    with pytest.raises(bt.DesignError, match="missing 'correct'"):
+        bt.noise.paired(df.assign(correct=[1, np.nan, 1, 1]), count="count")
+    partial = pd.concat([df, pd.DataFrame({"model": ["a"], "question": [2], "correct": [1], "count": [1]})])
+    with pytest.warns(bt.DesignWarning, match="1 of 3 question"):
+        nz = bt.noise.paired(partial, count="count")
+    assert nz.n_questions == 2
+
+
+def test_plot_paired_noise(tmp_path):
+    rng = np.random.default_rng(5)
+    df, _ = _binomial_panel(rng, n_q=100)
+    fig = bt.noise.paired(df, count="count").plot(within=None, show_unpaired=True)
+    ax = fig.axes[0]
+    assert len(ax.collections) == 4 and len(ax.lines) == 1
+    fig.savefig(tmp_path / "noise.png")
