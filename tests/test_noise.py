@@ -144,3 +144,37 @@ def test_plot_paired_noise(tmp_path):
     ax = fig.axes[0]
     assert len(ax.collections) == 4 and len(ax.lines) == 1
     fig.savefig(tmp_path / "noise.png")
+
+
+@needs_noises
+def test_bayesian_intervals_cover_the_exact_estimates_at_large_k_and_stay_positive_at_small_k():
+    df = pd.read_csv(NOISES / "input_table_math500_cot.csv", index_col=0)
+    df = df[df["count"] >= 100]
+    df = df[df["model"].isin(sorted(df["model"].unique())[::6])]  # 8 models x 500 questions
+    roles = dict(model="model", question="example_id", correct="correct", count="count")
+    nb = bt.noise.paired(df, **roles).bayes(random_seed=1, n_draws=300)
+    assert nb.diagnostics()["divergences"] == 0
+    for table, names in ((nb.models(), ("SE", "SE_data", "SE_pred")),
+                         (nb.pairs(), ("SE_total", "SE_data", "SE_pred"))):
+        for name in names:
+            inside = (table[f"{name}_low"] <= table[f"{name}_exact"]) & (table[f"{name}_exact"] <= table[f"{name}_high"])
+            assert inside.mean() >= 0.85, (name, inside.mean())
+            # and the intervals are tight: K ~ 1000 pins every question's accuracy down
+            assert ((table[f"{name}_high"] - table[f"{name}_low"]) / table[name]).median() < 0.2
+    # K = 2 out of the same counts: posterior never negative; the classes=1 caveat on pairs is said
+    rng = np.random.default_rng(2)
+    small = df.assign(correct=rng.hypergeometric(df["correct"], df["count"] - df["correct"], 2), count=2)
+    nb2 = bt.noise.paired(small, **roles).bayes(random_seed=2, n_draws=300)
+    m = nb2.models()
+    assert (m[["SE_data_low", "SE_pred_low"]] > 0).all().all()
+    full = bt.noise.paired(df, **roles).models().set_index("model").loc[m["model"], "SE_data"].to_numpy()
+    assert ((m["SE_data_low"] <= full) & (full <= m["SE_data_high"])).mean() >= 0.75
+    with pytest.warns(bt.DesignWarning, match="classes=3"):
+        nb2.pairs()
+
+
+def test_bayesian_noise_refuses_real_valued_metrics():
+    df = pd.DataFrame({"model": np.repeat(["a", "b"], 4), "question": np.tile(range(4), 2),
+                       "correct": [0.2, 0.5, 0.9, 0.1, 0.3, 0.4, 0.8, 0.0]})
+    with pytest.raises(bt.DesignError, match="binary metric"):
+        bt.noise.paired(df).bayes()
