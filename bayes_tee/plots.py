@@ -303,7 +303,7 @@ def plot_paired_noise(nz, within: float | None = 0.2, ax=None, show_unpaired: bo
     k = nz.table.count
     sub = f"{len(pairs)} pairs" + (f" within {within:.0%} accuracy" if within is not None else "")
     ax.set_title(f"Paired noise, N={n} questions, K={k.min():.0f}-{k.max():.0f} ({sub})", fontsize=10)
-    ax.legend(fontsize=8, frameon=False)
+    ax.legend(fontsize=8, frameon=False, loc="lower center", ncol=2)
     fig.tight_layout()
     return fig
 
