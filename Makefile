@@ -40,6 +40,7 @@ models: $(STAMP)
 	    --temperature temperature --replicate replication --category question_focus \
 	    --family binomial --seed 1 --quiet --out models/propaganda_pilot_glmm.nc
 	$(BIN)/python scripts/make_studies.py binary_pilot
+	$(BIN)/python scripts/noise_small_k.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache
