@@ -75,3 +75,13 @@ def warn_if_failed(diag: dict, stacklevel: int = 3) -> None:
     """Emit a :class:`~bayes_tee.DiagnosticWarning` when the fit failed a check."""
     if not diag["ok"]:
         warnings.warn(message(diag), DiagnosticWarning, stacklevel=stacklevel)
+
+
+def stamp(table, diag: dict, stacklevel: int = 4):
+    """Warn if the fit failed a check and record the verdict in ``table.attrs``
+    (``diagnostics_ok``, and ``warning`` when it failed), so it travels with the table."""
+    warn_if_failed(diag, stacklevel=stacklevel + 1)
+    table.attrs["diagnostics_ok"] = diag["ok"]
+    if not diag["ok"]:
+        table.attrs["warning"] = message(diag)
+    return table

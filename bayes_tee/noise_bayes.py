@@ -123,9 +123,10 @@ def draw_question_accuracies(
             cdf = np.cumsum(prob / prob.sum(axis=2, keepdims=True), axis=2)
             z = (rng.random(cdf.shape[:2])[:, :, None] > cdf).sum(axis=2)
             z = np.minimum(z, classes - 1)
-        a_z = np.take_along_axis(a[:, 0], np.broadcast_to(z[:, None, :], (len(idx), c.shape[1], c.shape[0])), axis=2)
-        b_z = np.take_along_axis(b[:, 0], np.broadcast_to(z[:, None, :], (len(idx), c.shape[1], c.shape[0])), axis=2)
-        out[start : start + len(idx)] = rng.beta(a_z.transpose(0, 2, 1) + c, b_z.transpose(0, 2, 1) + k - c)
+        # each question's class parameters, (s, question, model)
+        a_z = np.take_along_axis(a, z[:, :, None, None], axis=3)[..., 0]
+        b_z = np.take_along_axis(b, z[:, :, None, None], axis=3)[..., 0]
+        out[start : start + len(idx)] = rng.beta(a_z + c, b_z + k - c)
     return out
 
 
@@ -220,12 +221,7 @@ class NoisePosterior:
         return self._stamp(out)
 
     def _stamp(self, table: pd.DataFrame) -> pd.DataFrame:
-        d = self.diagnostics()
-        diag.warn_if_failed(d, stacklevel=4)
-        table.attrs["diagnostics_ok"] = d["ok"]
-        if not d["ok"]:
-            table.attrs["warning"] = diag.message(d)
-        return table
+        return diag.stamp(table, self.diagnostics(), stacklevel=4)
 
     def __repr__(self) -> str:
         d = self.diagnostics()

@@ -119,12 +119,7 @@ class Posterior:
         return dict(self._diag)
 
     def _stamp(self, table: pd.DataFrame) -> pd.DataFrame:
-        d = self.diagnostics()
-        diag.warn_if_failed(d, stacklevel=4)
-        table.attrs["diagnostics_ok"] = d["ok"]
-        if not d["ok"]:
-            table.attrs["warning"] = diag.message(d)
-        return table
+        return diag.stamp(table, self.diagnostics(), stacklevel=4)
 
     def components(self, level: float = 0.9) -> pd.DataFrame:
         """Per-observation variance components and their shares of the per-call variance.
