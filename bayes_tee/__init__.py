@@ -10,26 +10,34 @@
 
 __version__ = "0.1.0"
 
-from . import allocation, datasets, noise, priors, sensitivity, simulate  # noqa: E402
+from . import allocation, calibration, datasets, judge_baselines, noise, priors, sensitivity, simulate  # noqa: E402
+from .beta_prior import beta_from_mode  # noqa: E402
+from .calibration import JudgeCalibration, calibrate  # noqa: E402
 from .anova import anova_estimates  # noqa: E402
 from .design import Design, validate_design  # noqa: E402
-from .exceptions import DesignError, DesignWarning, DiagnosticWarning  # noqa: E402
+from .exceptions import CalibrationWarning, DesignError, DesignWarning, DiagnosticWarning  # noqa: E402
 from .fit import fit_posterior  # noqa: E402
 from .links import compare_links  # noqa: E402
 from .posterior import Posterior, load  # noqa: E402
 from .sensitivity import prior_sensitivity  # noqa: E402
 
 __all__ = [
+    "CalibrationWarning",
     "Design",
     "DesignError",
     "DesignWarning",
     "DiagnosticWarning",
+    "JudgeCalibration",
     "Posterior",
     "allocation",
     "anova_estimates",
+    "beta_from_mode",
+    "calibrate",
+    "calibration",
     "compare_links",
     "datasets",
     "fit_posterior",
+    "judge_baselines",
     "load",
     "noise",
     "prior_sensitivity",

@@ -5,6 +5,14 @@
 the seed 000 Table 8 components; its true components are stored beside it.
 Regenerate it with ``python -m bayes_tee.datasets``.
 
+``arena_judge_calibration`` (MIT, see ``bayes_tee/data/arena_judge_calibration_LICENSE.txt``):
+877 Chatbot Arena battles of claude-opus-4-20250514 against three models, each with the human
+winner and the picks of two LLM judges (gpt-4o-mini, gpt-5.2), normalised to "Claude wins"
+(positions were randomised). One row per battle x judge: ``id, pair, opponent, judge,
+human_prefers_claude, judge_prefers_claude`` (NaN where the judge gave no pick). From
+yiqunchen/debias-llm-as-a-judge @4b4879a, ``data/judge_results/*.json``; rebuilt by
+``python -m bayes_tee.datasets ../shared/external/debias_llm_judge_arena``.
+
 >>> import bayes_tee as bt
 >>> df = bt.datasets.load("tee_demo")
 >>> bt.datasets.truth("tee_demo")["item:judge"]
@@ -28,13 +36,17 @@ _DEMOS = {
 }
 
 
+#: Real data sets bundled with their licence (no simulated truth).
+_REAL = {"arena_judge_calibration": "MIT"}
+
+
 def available() -> list[str]:
     """Names of the embedded data sets."""
-    return sorted(_DEMOS)
+    return sorted(_DEMOS) + sorted(_REAL)
 
 
 def _check(name: str) -> None:
-    if name not in _DEMOS:
+    if name not in _DEMOS and name not in _REAL:
         raise KeyError(f"No data set {name!r}; available: {available()}.")
 
 
@@ -49,6 +61,9 @@ def load(name: str = "tee_demo") -> pd.DataFrame:
     _check(name)
     with resources.files("bayes_tee.data").joinpath(f"{name}.csv").open() as fh:
         df = pd.read_csv(fh)
+    if name in _REAL:
+        df.attrs["licence"] = _REAL[name]
+        return df
     df.attrs["truth"] = truth(name)
     return df
 
@@ -72,5 +87,35 @@ def _regenerate() -> None:
         print(f"wrote {name}: {len(df)} rows")
 
 
+def _arena(src: str) -> pd.DataFrame:
+    """Normalise the debias-llm-as-a-judge Arena files to one row per battle x judge."""
+    import glob
+    import os
+
+    rows = []
+    for path in sorted(glob.glob(os.path.join(src, "*.json"))):
+        stem = os.path.basename(path)[: -len(".json")]
+        judge = stem.rsplit("_", 1)[1]
+        with open(path) as fh:
+            for rec in json.load(fh):
+                claude_is_a = rec["model_a"].startswith("claude")
+                opponent = rec["model_b"] if claude_is_a else rec["model_a"]
+                human = (rec["human_winner"] == "model_a") == claude_is_a
+                pick = rec["judge_pick"]
+                judged = None if pick is None else float((pick == "A") == claude_is_a)
+                rows.append(dict(id=rec["id"], pair=f"claude-vs-{opponent}", opponent=opponent, judge=judge,
+                                 human_prefers_claude=int(human), judge_prefers_claude=judged))
+    return pd.DataFrame(rows).sort_values(["pair", "id", "judge"]).reset_index(drop=True)
+
+
 if __name__ == "__main__":
-    _regenerate()
+    import sys
+
+    if len(sys.argv) > 1:
+        out = resources.files("bayes_tee.data").joinpath("arena_judge_calibration.csv")
+        arena = _arena(sys.argv[1])
+        with out.open("w") as fh:
+            arena.to_csv(fh, index=False)
+        print(f"wrote arena_judge_calibration: {len(arena)} rows")
+    else:
+        _regenerate()

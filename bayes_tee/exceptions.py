@@ -23,5 +23,10 @@ class DiagnosticWarning(UserWarning):
     """A fit failed a convergence check (R-hat, ESS, divergences): its numbers are not reliable."""
 
 
+class CalibrationWarning(UserWarning):
+    """A judge-calibration diagnostic failed: Youden J is small, or calibration differs between
+    systems where it was assumed shared; corrected estimates need a weaker claim."""
+
+
 # A failed fit must be visible every time a summary of it is shown, not once per session.
 warnings.filterwarnings("always", category=DiagnosticWarning)

@@ -252,7 +252,8 @@ def _sample_nutpie(model, chains, tune, draws, target_accept, seed, progress_bar
         # the initial-point function reads the cached model's data containers: update them
         # too, so a reused fit starts (and, seeded, ends) exactly as a fresh one would
         pm.set_data(reuse[1], model=old_model)
-        compiled = compiled.with_data(**reuse[1])
+        # data the compiled functions never read (e.g. a prior of another mode) are not theirs
+        compiled = compiled.with_data(**{k: v for k, v in reuse[1].items() if k in compiled.shared_data})
     else:
         compiled = nutpie.compile_pymc_model(model)
         if reuse is not None:

@@ -237,4 +237,58 @@ def tee_dgp(
     return df
 
 
+
+def judge_calibration(
+    accuracy: dict[str, float],
+    se: dict[str, float] | float,
+    sp: dict[str, float] | float,
+    n_test: int = 600,
+    n_calib: int = 200,
+    n_judges: int = 1,
+    random_seed: int | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Simulated judge verdicts for the calibration model (seed 004, Sec. 5).
+
+    Every system answers the same ``n_calib + n_test`` items (ids ``i0000``...); item ``i`` is
+    correct for system ``s`` with probability ``accuracy[s]``, independently. Each judge's
+    verdict is correct with probability ``se[s]`` on correct answers and ``sp[s]`` on wrong ones
+    (a per-system dict models a calibration gap), independently across judges given the truth.
+    The first ``n_calib`` items are the labelled calibration set.
+
+    Returns
+    -------
+    (test_df, calib_df)
+        Columns ``system, item, judge, verdict`` (and ``label`` in ``calib_df``); the truth is in
+        ``attrs["truth"]`` (accuracy, se, sp, and the realised test-set accuracy per system).
+
+    Examples
+    --------
+    >>> test, calib = judge_calibration({"A": 0.7, "B": 0.6}, se=0.8, sp=0.8, random_seed=1)
+    >>> sorted(calib.columns)
+    ['item', 'judge', 'label', 'system', 'verdict']
+    """
+    rng = np.random.default_rng(random_seed)
+    systems = list(accuracy)
+    se_of = se if isinstance(se, dict) else {s: se for s in systems}
+    sp_of = sp if isinstance(sp, dict) else {s: sp for s in systems}
+    n = n_calib + n_test
+    items = np.array([f"i{i:04d}" for i in range(n)])
+    rows = []
+    realised = {}
+    for s in systems:
+        truth = (rng.random(n) < accuracy[s]).astype(int)
+        realised[s] = float(truth[n_calib:].mean())
+        for j in range(n_judges):
+            p_pos = np.where(truth == 1, se_of[s], 1 - sp_of[s])
+            verdict = (rng.random(n) < p_pos).astype(int)
+            rows.append(pd.DataFrame({"system": s, "item": items, "judge": f"judge{j + 1}",
+                                      "verdict": verdict, "label": truth}))
+    df = pd.concat(rows, ignore_index=True)
+    is_cal = df["item"].isin(items[:n_calib])
+    calib = df[is_cal].reset_index(drop=True)
+    test = df[~is_cal].drop(columns="label").reset_index(drop=True)
+    truth = {"accuracy": dict(accuracy), "se": se_of, "sp": sp_of, "test_accuracy": realised}
+    test.attrs["truth"] = calib.attrs["truth"] = truth
+    return test, calib
+
 from .coverage import CoverageStudy, coverage_study  # noqa: E402  (needs tee_dgp above)
