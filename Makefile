@@ -41,6 +41,7 @@ models: $(STAMP)
 	    --family binomial --seed 1 --quiet --out models/propaganda_pilot_glmm.nc
 	$(BIN)/python scripts/make_studies.py binary_pilot
 	$(BIN)/python scripts/noise_small_k.py
+	$(BIN)/python scripts/calibration_sweep.py --reps 40
 
 clean:
 	rm -rf $(VENV) out .pytest_cache

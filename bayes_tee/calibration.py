@@ -201,7 +201,8 @@ class JudgeCalibration:
         """Per judge x system: calibration counts, Se, Sp and Youden J from that system's own
         calibration items (conjugate Beta posteriors, the same in every mode) with ``level``
         intervals, ``p_J_small`` = P(J < 0.2), and the fitted model's J beside them.
-        Plain-language warnings are in ``.attrs["warnings"]`` (and :attr:`warnings`).
+        Plain-language warnings are in ``.attrs["warnings"]`` (and :attr:`warnings`), the
+        calibration gaps between systems (:meth:`gaps`) in ``.attrs["gaps"]``.
 
         >>> cal.diagnostics()  # doctest: +SKIP
         """
@@ -220,6 +221,7 @@ class JudgeCalibration:
             rows.append(row)
         out = pd.DataFrame(rows)
         out.attrs["warnings"] = list(self.warnings)
+        out.attrs["gaps"] = self.gaps(level)
         return self._stamp(out)
 
     def gaps(self, level: float = 0.9) -> pd.DataFrame:

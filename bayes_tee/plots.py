@@ -360,7 +360,7 @@ def plot_calibration(cal, level: float = 0.9, axes=None) -> "Figure":
     ax.invert_yaxis()
     ax.set_xlabel(f"posterior median, {level:.0%} interval")
     ax.set_title(f"Judge quality ({cal.mode} calibration)", fontsize=10)
-    ax.legend(fontsize=8, frameon=False, loc="lower left")
+    ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(0, -0.14), ncol=3)
 
     ax = axes[1]
     est = cal.estimates(level)

@@ -95,11 +95,29 @@ def gap_sweep():
                 c = cal.compare("A", "B").iloc[0]
             row[mode] = (c["diff_low"] <= truth["A"] - truth["B"] <= c["diff_high"], c["diff_median"])
             row[f"{mode}_ok"] = cal.convergence()["ok"]
+            if r == 0:
+                row[f"{mode}_fit"] = cal
             if mode == "system":
                 row["rg_shared"] = (c["rg_shared_low"] <= 0 <= c["rg_shared_high"], c["rg_shared_diff"])
                 row["naive"] = (c["naive_low"] <= 0 <= c["naive_high"], c["naive_diff"])
         reps.append(row)
     return reps
+
+
+def test_the_gap_diagnostic_warns_against_shared_calibration(gap_sweep):
+    """Diagnostics come from the calibration items alone: the same data read as a shared-mode
+    fit must warn that the gap contradicts the shared assumption; the per-system modes do not."""
+    from bayes_tee.calibration import JudgeCalibration
+
+    cal = gap_sweep[0]["system_fit"]
+    gaps = cal.gaps().iloc[0]
+    assert gaps["excludes_zero"] and gaps["d_J_high"] < 0  # B is easier for the judge
+    assert not any("calibrates differently" in w for w in cal.warnings)
+    shared = JudgeCalibration(cal.idata, cal.data, "shared", cal.settings, cal.info)
+    assert any("calibrates differently" in w for w in shared.warnings)
+    assert shared.diagnostics().attrs["gaps"].equals(shared.gaps())
+    hier = gap_sweep[0]["hierarchical_fit"].gap_sd()
+    assert (hier["sd_low"] > 0).all() and hier["sd_high"].max() < 3
 
 
 def test_shared_calibration_biases_the_comparison_and_the_bayesian_modes_cover(gap_sweep):
