@@ -43,12 +43,6 @@ def demo_post_cells(demo_df):
 
 
 @pytest.fixture(scope="session")
-def demo_post_marginal(demo_df):
-    """The same data through the marginal model (every random effect integrated out)."""
-    return bt.fit_posterior(demo_df, **DEMO_ROLES, method="marginal", random_seed=3, progress_bar=False)
-
-
-@pytest.fixture(scope="session")
 def agrees_with_the_balanced_shortcut():
     """Check that a general likelihood matches the balanced shortcut on the same data: every
     component's median within a quarter of a posterior SD, no divergences."""

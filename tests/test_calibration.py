@@ -83,12 +83,12 @@ def gap_sweep():
     """Seed 004 Sec. 5 at one point: a true tie (0.7 vs 0.7), judge J = 0.5 on A and 0.8 on B
     (B easier for the judge), 200 calibration and 600 test items per system, paired items."""
     reps = []
-    for r in range(40):
+    for r in range(30):
         test, calib = judge_calibration({"A": 0.7, "B": 0.7}, se={"A": 0.75, "B": 0.9},
                                         sp={"A": 0.75, "B": 0.9}, random_seed=100 + r)
         truth = test.attrs["truth"]["accuracy"]
         row = {}
-        for mode in ("system", "hierarchical") if r < 20 else ("system",):  # hierarchical: ~2 s a fit
+        for mode in ("system", "hierarchical") if r < 16 else ("system",):  # hierarchical: ~2 s a fit
             cal = quiet_calibrate(test, calib, calibration=mode, random_seed=r, quiet_diagnostics=True, **FAST)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", bt.DiagnosticWarning)
@@ -132,7 +132,7 @@ def test_shared_calibration_biases_the_comparison_and_the_bayesian_modes_cover(g
     assert abs(bias) > 4 * mcse and cover < 0.6, (cover, bias, mcse)
     for mode in ("system", "hierarchical"):
         cover, bias, mcse = summary(mode)
-        assert cover >= 0.8, (mode, cover)  # 90% intervals; 40 (system) and 20 (hierarchical) reps
+        assert cover >= 0.75, (mode, cover)  # 90% intervals; 30 (system) and 16 (hierarchical) reps
         assert abs(bias) < 3 * mcse + 0.01, (mode, bias, mcse)
         # short fits (4 x 500 draws): R-hat may just miss 1.01 now and then
         assert np.mean([r[f"{mode}_ok"] for r in gap_sweep if mode in r]) >= 0.75, mode

@@ -1,5 +1,7 @@
 """The general cell-level model on the balanced demo (its own file, so pytest-xdist runs this
-slow fit beside the marginal one, not after it)."""
+slow fit beside the other slow files, not after them). The marginal model's likelihood is
+checked exactly against the dense Gaussian in test_linalg.py and end to end on unbalanced data
+in test_fit.py."""
 
 import numpy as np
 import pytest
