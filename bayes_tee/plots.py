@@ -351,7 +351,7 @@ def plot_calibration(cal, level: float = 0.9, axes=None) -> "Figure":
                             fmt="o", color=color, ms=4, capsize=2, label={"se": "Se", "sp": "Sp", "youden": "J"}[name]
                             if (ji, si) == (0, 0) else None)
                 if name == "se":
-                    labels.append(f"{j} | {s}")
+                    labels.append(f"{s}\n({j})")
                 k += 1
     ax.set_yticks(range(len(labels)), labels, fontsize=8)
     ax.axvline(0.2, color="0.5", ls="--", lw=0.8)
