@@ -19,8 +19,11 @@ items alone, whatever the mode, and warn in plain words when a claim should be w
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
 import warnings
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -188,8 +191,11 @@ class JudgeCalibration:
             row.update({f"{key}_diff": d.estimate, f"{key}_low": dlo, f"{key}_high": dhi})
         return self._stamp(pd.DataFrame([row]))
 
-    def _conjugate(self, n: int = 4000) -> dict[str, np.ndarray]:
-        """Calibration-only posteriors of Se, Sp per judge x system: ``(n, J, S)`` draws."""
+    @cached_property
+    def _conjugate(self) -> dict[str, np.ndarray]:
+        """Calibration-only posteriors of Se, Sp per judge x system: ``(4000, J, S)`` draws,
+        drawn once (the warnings, diagnostics and gaps all read them)."""
+        n = 4000
         rng = np.random.default_rng(12345)
         (a1, b1), (a0, b0) = self.settings["se_prior"], self.settings["sp_prior"]
         d = self.data
@@ -206,7 +212,7 @@ class JudgeCalibration:
 
         >>> cal.diagnostics()  # doctest: +SKIP
         """
-        c = self._conjugate()
+        c = self._conjugate
         model_j = self.draws("youden").values  # (sample, J, S)
         d = self.data
         rows = []
@@ -228,13 +234,12 @@ class JudgeCalibration:
         """Calibration gap between systems, per judge and system pair: differences in Se, Sp and
         J (calibration items only) with ``level`` intervals and whether the J or Se/Sp interval
         excludes zero (seed 004's warning sign against shared calibration)."""
-        c = self._conjugate()
+        c = self._conjugate
         d = self.data
         rows = []
         for ji, j in enumerate(self.judges):
             for (ia, a), (ib, b) in itertools.combinations(enumerate(self.systems), 2):
-                if min(d.tp[ji, ia] + d.fn[ji, ia] + d.tn[ji, ia] + d.fp[ji, ia],
-                       d.tp[ji, ib] + d.fn[ji, ib] + d.tn[ji, ib] + d.fp[ji, ib]) == 0:
+                if min(d.n_calibrated[ji, ia], d.n_calibrated[ji, ib]) == 0:
                     continue
                 row = dict(judge=j, system_a=a, system_b=b)
                 excl = False
@@ -261,12 +266,11 @@ class JudgeCalibration:
         return self._stamp(pd.DataFrame(rows))
 
     def _judge_warnings(self) -> list[str]:
-        c = self._conjugate()
+        c = self._conjugate
         d = self.data
         out = []
         for (ji, j), (si, s) in itertools.product(enumerate(self.judges), enumerate(self.systems)):
-            n = d.tp[ji, si] + d.fn[ji, si] + d.tn[ji, si] + d.fp[ji, si]
-            if n == 0:
+            if d.n_calibrated[ji, si] == 0:
                 what = {"shared": "assumed equal to the other systems' (an untested assumption)",
                         "system": "taken from the prior alone",
                         "hierarchical": "borrowed from the other systems through the hierarchy"}[self.mode]
@@ -392,8 +396,5 @@ def calibrate(
 
 def _layout(data: CalibrationData, mode: str) -> str:
     """Key of a compiled calibration model: equal when only counts and priors differ."""
-    import hashlib
-    import json
-
     parts = dict(kind="calibration", mode=mode, systems=data.systems, judges=data.judges)
     return hashlib.sha1(json.dumps(parts, sort_keys=True).encode()).hexdigest()

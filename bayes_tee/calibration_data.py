@@ -54,6 +54,11 @@ class CalibrationData:
     dropped: dict
 
     @property
+    def n_calibrated(self) -> np.ndarray:
+        """Calibration verdicts per judge x system."""
+        return self.tp + self.fn + self.tn + self.fp
+
+    @property
     def n_test(self) -> np.ndarray:
         return self.pattern_counts.sum(axis=1)
 

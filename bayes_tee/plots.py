@@ -340,7 +340,7 @@ def plot_calibration(cal, level: float = 0.9, axes=None) -> "Figure":
         fig, axes = plt.subplots(1, 2, figsize=(11, 0.9 + 0.5 * max(len(cal.systems) * len(cal.judges), 4)))
     fig = axes[0].figure
     ax = axes[0]
-    labels, k = [], 0
+    labels = []
     for name, color, dy in (("se", "C0", -0.2), ("sp", "C1", 0.0), ("youden", "C3", 0.2)):
         x = cal.draws(name).values  # (sample, J, S)
         lo, med, hi = np.quantile(x, [(1 - level) / 2, 0.5, (1 + level) / 2], axis=0)
@@ -352,7 +352,6 @@ def plot_calibration(cal, level: float = 0.9, axes=None) -> "Figure":
                             if (ji, si) == (0, 0) else None)
                 if name == "se":
                     labels.append(f"{s}\n({j})")
-                k += 1
     ax.set_yticks(range(len(labels)), labels, fontsize=8)
     ax.axvline(0.2, color="0.5", ls="--", lw=0.8)
     ax.axvline(0, color="0.2", lw=0.6)
@@ -370,7 +369,7 @@ def plot_calibration(cal, level: float = 0.9, axes=None) -> "Figure":
         sub = est[(est["estimator"] == name) & (est["judge"] == judge)].set_index("system").reindex(cal.systems)
         y = np.arange(len(cal.systems)) - 0.4 + (i + 0.5) * width
         color = "k" if name.startswith("bayes") else f"C{list(dict.fromkeys(est['estimator'])).index(name)}"
-        marker = "o" if judge == (cal.judges[0] if len(cal.judges) else None) or judge == "all" else "s"
+        marker = "o" if judge in (cal.judges[0], "all") else "s"
         ax.errorbar(sub["estimate"], y, xerr=[sub["estimate"] - sub["low"], sub["high"] - sub["estimate"]],
                     fmt=marker, color=color, ms=4, capsize=2, lw=2.0 if judge == "all" else 1.0,
                     label=name if judge == "all" else f"{name} ({judge})")
