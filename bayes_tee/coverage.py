@@ -74,9 +74,11 @@ class CoverageStudy:
     ----------
     results : pandas.DataFrame
         One row per data set, method, target and level: ``design, sim, method, target,
-        level, estimate, low, high, truth, covered, width, singular, diagnostics_ok, fit_s``.
+        level, estimate, low, high, truth, covered, width, singular, diagnostics_ok, fit_s,
+        compiled`` (1 when that Bayesian fit compiled its model, 0 when it reused one).
     info : dict
-        Settings and timings (``wall_s``, ``n_fits``, ``first_fit_s``, ``refit_s``).
+        Settings and timings (``wall_s``, ``fit_s_median``, ``fit_s_max``, ``n_bayes_fits``,
+        ``n_compiles``).
     """
 
     results: pd.DataFrame
@@ -146,7 +148,8 @@ def simulate_one(
     comps = sorted(random_labels, key=lambda k: -truth[k])[:n_components]
     targets = {name: float(df.attrs[key]) for name, key in THETA_TARGETS.items()}
     plug = plugin_fit(d) if d.balanced and _applicable("anova_wald", df) else None
-    base = {"singular": plug.singular if plug is not None else np.nan, "diagnostics_ok": np.nan, "fit_s": np.nan}
+    base = {"singular": plug.singular if plug is not None else np.nan, "diagnostics_ok": np.nan, "fit_s": np.nan,
+            "compiled": np.nan}
     rows: list[dict] = []
     for method in methods:
         if not _applicable(method, df) or (method in ("anova_wald", "bootstrap") and plug is None):
@@ -180,7 +183,8 @@ def simulate_one(
                 post = fit_posterior(df, **roles, random_seed=int(rng.integers(2**31)), progress_bar=False,
                                      **fit_kwargs)
                 fit_s = time.perf_counter() - t0
-                b = {**base, "diagnostics_ok": float(post.diagnostics()["ok"]), "fit_s": fit_s}
+                b = {**base, "diagnostics_ok": float(post.diagnostics()["ok"]), "fit_s": fit_s,
+                     "compiled": float(not post.info.get("reused_compiled", False))}
                 for lev in levels:
                     th = post.theta(level=lev).iloc[0]
                     rows.append(_rows(b, method, "theta (panel)", lev, th["estimate"], th["panel_low"],
@@ -363,12 +367,14 @@ def coverage_study(
     results = pd.concat(done, ignore_index=True) if done else pd.DataFrame()
     if len(results):
         results = results.sort_values(["design_index", "sim", "method", "target", "level"]).reset_index(drop=True)
-    bayes = results[results["method"] == "bayes"] if len(results) else pd.DataFrame(columns=["fit_s"])
-    fit_s = bayes.drop_duplicates(["design_index", "sim"])["fit_s"] if len(bayes) else pd.Series(dtype=float)
+    bayes = results[results["method"] == "bayes"] if len(results) else pd.DataFrame(columns=["fit_s", "compiled"])
+    per_fit = bayes.drop_duplicates(["design_index", "sim"]) if len(bayes) else bayes
+    fit_s = per_fit["fit_s"]
     info = {"n_sims": n_sims, "levels": levels, "methods": list(methods), "designs": list(designs),
             "dgp_kwargs": dgp_kwargs, "random_seed": random_seed, "wall_s": wall, "n_tasks": len(tasks),
             "n_workers": n_workers, "fit_s_median": float(fit_s.median()) if len(fit_s) else np.nan,
-            "fit_s_max": float(fit_s.max()) if len(fit_s) else np.nan}
+            "fit_s_max": float(fit_s.max()) if len(fit_s) else np.nan,
+            "n_bayes_fits": len(per_fit), "n_compiles": int(per_fit["compiled"].sum()) if len(per_fit) else 0}
     return CoverageStudy(results, info)
 
 

@@ -231,7 +231,8 @@ def _sample(model, sampler, chains, tune, draws, target_accept, seed, progress_b
                 compute_convergence_checks=False,
             )
         t2 = time.perf_counter()
-        return idata, {"start": start, "durations": {"compile_s": None, "sample_s": round(t2 - start, 3)}}
+        return idata, {"start": start, "durations": {"compile_s": None, "sample_s": round(t2 - start, 3),
+                                               "reused_compiled": False}}
     raise ValueError(f"sampler must be 'nutpie' or 'pymc', got {sampler!r}.")
 
 
@@ -254,7 +255,9 @@ def _sample_nutpie(model, chains, tune, draws, target_accept, seed, progress_bar
         pm.set_data(reuse[1], model=old_model)
         # data the compiled functions never read (e.g. a prior of another mode) are not theirs
         compiled = compiled.with_data(**{k: v for k, v in reuse[1].items() if k in compiled.shared_data})
+        reused = True
     else:
+        reused = False
         compiled = nutpie.compile_pymc_model(model)
         if reuse is not None:
             _COMPILED[reuse[0]] = (model, compiled)
@@ -272,4 +275,5 @@ def _sample_nutpie(model, chains, tune, draws, target_accept, seed, progress_bar
         save_warmup=False,
     )
     t2 = time.perf_counter()
-    return idata, {"start": start, "durations": {"compile_s": round(t1 - start, 3), "sample_s": round(t2 - t1, 3)}}
+    durations = {"compile_s": round(t1 - start, 3), "sample_s": round(t2 - t1, 3), "reused_compiled": reused}
+    return idata, {"start": start, "durations": durations}
