@@ -17,6 +17,7 @@ from .anova import anova_estimates  # noqa: E402
 from .design import Design, validate_design  # noqa: E402
 from .exceptions import CalibrationWarning, DesignError, DesignWarning, DiagnosticWarning  # noqa: E402
 from .fit import fit_posterior  # noqa: E402
+from .leave_out import LeaveOneOut, leave_one_out  # noqa: E402
 from .links import compare_links  # noqa: E402
 from .posterior import Posterior, load  # noqa: E402
 from .sensitivity import prior_sensitivity  # noqa: E402
@@ -28,6 +29,7 @@ __all__ = [
     "DesignWarning",
     "DiagnosticWarning",
     "JudgeCalibration",
+    "LeaveOneOut",
     "Posterior",
     "allocation",
     "anova_estimates",
@@ -38,6 +40,7 @@ __all__ = [
     "datasets",
     "fit_posterior",
     "judge_baselines",
+    "leave_one_out",
     "load",
     "noise",
     "prior_sensitivity",

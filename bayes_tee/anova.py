@@ -96,7 +96,7 @@ def _effect(arr: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     return out
 
 
-def strata(design: Design, *, fill_missing: bool = False) -> Strata:
+def strata(design: Design, *, fill_missing: bool = False, within: bool = True) -> Strata:
     """Stratum sums of squares and EMS coefficients of a balanced design.
 
     Parameters
@@ -107,6 +107,8 @@ def strata(design: Design, *, fill_missing: bool = False) -> Strata:
         Fill missing cells with the grand mean and use the mean replicate count: an
         approximation for unbalanced data, good enough for starting values and heuristics,
         never for the likelihood.
+    within : bool
+        Include the within-cell stratum (the augmented model supplies its own).
 
     Returns
     -------
@@ -114,15 +116,59 @@ def strata(design: Design, *, fill_missing: bool = False) -> Strata:
     """
     if not design.balanced and not fill_missing:
         raise ValueError("strata() needs a balanced design; use the cell-level model instead.")
-    facets = design.facets
     arr = cell_mean_array(design)
     if np.isnan(arr).any():
         arr = np.where(np.isnan(arr), np.nanmean(arr), arr)
-    L = np.array(arr.shape)
-    R = float(design.cells["n"].mean())
-    n_total = float(np.prod(L) * R)
+    parts = _strata_parts(arr, design, float(design.cells["n"].mean()))
+    n_total, terms = parts["n_total"], parts["terms"]
+    entries = parts["entries"]
+    if within and design.has_replicates:
+        entries.append(("within", int(design.cells["n"].sum() - len(design.cells)),
+                        float(design.cells["ss"].sum()),
+                        np.array([1.0 if t.kind == "residual" else 0.0 for t in terms])))
+    groups = _pooled_groups([e[3] for e in entries])
+    return Strata(
+        var_terms=tuple(t.label for t in terms),
+        names=tuple("+".join(entries[i][0] for i in g) for g in groups),
+        df=np.array([sum(entries[i][1] for i in g) for g in groups], dtype=float),
+        ss=np.array([sum(float(entries[i][2]) for i in g) for g in groups], dtype=float),
+        coef=np.array([entries[g[0]][3] for g in groups]),
+        grand_mean=float(parts["grand_mean"]),
+        n_total=int(round(n_total)),
+        grand_coef=parts["grand_coef"],
+        fixed=tuple(FixedStratum(f, np.asarray(dev, float).ravel(), w, df, c)
+                    for f, dev, w, df, c in parts["fixed"]),
+    )
+
+
+def strata_statistics(arr, design: Design, replicates: float) -> dict:
+    """The data-dependent parts of :func:`strata` (``within=False``) for any array type.
+
+    ``arr`` is the full cell-mean array (one axis per facet), as numpy or as a PyTensor
+    tensor: the augmented model computes the stratum sums of squares of a partly latent array
+    inside the graph with the same code that :func:`strata` runs on data.
+
+    Returns
+    -------
+    dict
+        ``ss`` (list, pooled in :func:`strata`'s order), ``grand_mean`` and ``deviations``
+        (fixed term -> level deviations).
+    """
+    parts = _strata_parts(arr, design, replicates)
+    entries = parts["entries"]
+    groups = _pooled_groups([e[3] for e in entries])
+    ss = [sum((entries[i][2] for i in g[1:]), entries[g[0]][2]) for g in groups]
+    return {"ss": ss, "grand_mean": parts["grand_mean"],
+            "deviations": {f: dev for f, dev, *_ in parts["fixed"]}}
+
+
+def _strata_parts(arr, design: Design, replicates: float) -> dict:
+    """Per-stratum (label, df, SS, EMS coefficients) of a full cell-mean array; generic over
+    numpy and PyTensor (only ``mean``, arithmetic and ``sum`` on ``arr``)."""
+    facets = design.facets
+    L = np.array([len(design.levels[f]) for f in facets])
+    n_total = float(np.prod(L) * replicates)
     terms = [t for t in design.terms if t.kind != "fixed"]
-    var_terms = tuple(t.label for t in terms)
 
     def coef_for(stratum: frozenset[str], *, category_stratum: bool = False) -> np.ndarray:
         row = np.zeros(len(terms))
@@ -135,57 +181,39 @@ def strata(design: Design, *, fill_missing: bool = False) -> Strata:
                 row[j] = n_total / np.prod([L[facets.index(f)] for f in t.facets])
         return row
 
-    names, dfs, sss, coefs, fixed = [], [], [], [], []
-    fixed_terms = {t.label: t for t in design.terms if t.kind == "fixed"}
+    entries, fixed = [], []
+    fixed_terms = {t.label for t in design.terms if t.kind == "fixed"}
     for size in range(1, len(facets) + 1):
         for axes in combinations(range(len(facets)), size):
             s = frozenset(facets[a] for a in axes)
             eff = _effect(arr, axes)
-            reps = n_total / eff.size
+            reps = n_total / int(np.prod([L[a] for a in axes]))
             df = int(np.prod([L[a] - 1 for a in axes]))
-            ss = float(reps * np.sum(eff**2))
+            ss = reps * (eff**2).sum()
             label = ":".join(facets[a] for a in axes)
             if size == 1 and label in fixed_terms:
-                fixed.append(FixedStratum(label, eff.ravel(), reps, df, coef_for(s)))
+                fixed.append((label, eff.flatten(), reps, df, coef_for(s)))
                 continue
             if label == "item" and design.categories is not None:
-                item_eff = eff.ravel()
                 C = len(design.categories)
-                cat_eff = np.bincount(design.item_category, weights=item_eff, minlength=C)
-                cat_eff = cat_eff / np.bincount(design.item_category, minlength=C)
-                ss_cat = float(n_total / C * np.sum(cat_eff**2))
-                names.append("category")
-                dfs.append(C - 1)
-                sss.append(ss_cat)
-                coefs.append(coef_for(s, category_stratum=True))
+                weights = np.eye(C)[design.item_category]
+                weights = weights / weights.sum(axis=0)
+                cat_eff = (eff.flatten()[:, None] * weights).sum(axis=0)
+                ss_cat = n_total / C * (cat_eff**2).sum()
+                entries.append(("category", C - 1, ss_cat, coef_for(s, category_stratum=True)))
                 df, ss = df - (C - 1), ss - ss_cat
-            names.append(label)
-            dfs.append(df)
-            sss.append(ss)
-            coefs.append(coef_for(s))
-    if design.has_replicates:
-        names.append("within")
-        dfs.append(int(design.cells["n"].sum() - len(design.cells)))
-        sss.append(float(design.cells["ss"].sum()))
-        coefs.append(np.array([1.0 if t.kind == "residual" else 0.0 for t in terms]))
+            entries.append((label, df, ss, coef_for(s)))
+    return {"entries": entries, "fixed": fixed, "n_total": n_total, "terms": terms,
+            "grand_mean": arr.mean(), "grand_coef": coef_for(frozenset())}
 
-    # Pool strata whose EMS coincide (e.g. all high-order interactions that only the cell error
-    # reaches): their sums of squares share one eigenvalue, so pooling is exact.
+
+def _pooled_groups(coefs: list[np.ndarray]) -> list[list[int]]:
+    """Strata whose EMS coincide (e.g. all high-order interactions that only the cell error
+    reaches) share one eigenvalue, so pooling their sums of squares is exact."""
     pooled: dict[tuple, list[int]] = {}
     for i, row in enumerate(coefs):
         pooled.setdefault(tuple(np.round(row, 9)), []).append(i)
-    groups = list(pooled.values())
-    return Strata(
-        var_terms=var_terms,
-        names=tuple("+".join(names[i] for i in g) for g in groups),
-        df=np.array([sum(dfs[i] for i in g) for g in groups], dtype=float),
-        ss=np.array([sum(sss[i] for i in g) for g in groups], dtype=float),
-        coef=np.array([coefs[g[0]] for g in groups]),
-        grand_mean=float(arr.mean()),
-        n_total=int(round(n_total)),
-        grand_coef=coef_for(frozenset()),
-        fixed=tuple(fixed),
-    )
+    return list(pooled.values())
 
 
 def anova_estimates(design: Design, *, fill_missing: bool = False) -> dict[str, float]:

@@ -31,6 +31,7 @@ import xarray as xr
 
 from . import diagnostics as diag
 from .design import Design, validate_design
+from .augment import MAX_LATENT_SHARE, augment_layout
 from .model import LOGISTIC_VARIANCE, balanced_data, binomial_centering, binomial_data, build_model, marginal_cost
 from .posterior import Posterior
 from .priors import PriorSpec, get_prior
@@ -70,7 +71,8 @@ def layout_key(design: Design, spec: PriorSpec, method: str, extra: object = Non
 
 
 def choose_method(design: Design) -> str:
-    """The fastest exact likelihood for a design: ``balanced``, ``marginal`` or ``cells``.
+    """The fastest exact likelihood for a design: ``balanced``, ``augmented``, ``marginal`` or
+    ``cells``.
 
     >>> import bayes_tee as bt
     >>> choose_method(bt.validate_design(bt.datasets.load("tee_demo"), outcome="score", item="item"))
@@ -80,6 +82,8 @@ def choose_method(design: Design) -> str:
         return "binomial"
     if design.balanced:
         return "balanced"
+    if augment_layout(design).latent_share <= MAX_LATENT_SHARE:
+        return "augmented"
     return "marginal" if marginal_cost(design) <= MAX_MARGINAL_FLOPS else "cells"
 
 
@@ -97,7 +101,7 @@ def fit_posterior(
     family: Literal["gaussian", "binomial"] = "gaussian",
     overdispersion: bool | None = None,
     priors: str | PriorSpec | dict | None = None,
-    method: Literal["auto", "balanced", "marginal", "cells", "rows", "binomial"] = "auto",
+    method: Literal["auto", "balanced", "augmented", "marginal", "cells", "rows", "binomial"] = "auto",
     chains: int = 4,
     tune: int = 1000,
     draws: int = 1000,
@@ -128,11 +132,13 @@ def fit_posterior(
         cells repeat.
     priors : str, PriorSpec or dict, optional
         A preset name from :data:`bayes_tee.priors.PRESETS` or a spec; default half-t(3).
-    method : {"auto", "balanced", "marginal", "cells", "rows"}
+    method : {"auto", "balanced", "augmented", "marginal", "cells", "rows"}
         Likelihood form (:func:`bayes_tee.model.build_model`); ``auto`` takes ``balanced``
-        when the design is balanced, else ``marginal`` (every random effect integrated out
-        exactly) unless its per-evaluation cost is large, else ``cells`` (``rows`` is the slow
-        textbook form, for benchmarks).
+        when the design is balanced, else ``augmented`` (the balanced likelihood with the
+        missing calls, cells or items as latent values) when at most a fifth of the completed
+        cells is incomplete, else ``marginal`` (every random effect integrated out exactly)
+        unless its per-evaluation cost is large, else ``cells`` (``rows`` is the slow textbook
+        form, for benchmarks).
     chains, tune, draws : int
         Sampler settings.
     target_accept : float, optional

@@ -112,12 +112,12 @@ def test_demo_clean_geometry_with_default_settings(demo_post):
     assert demo_post.method == "balanced"
 
 
-def test_unbalanced_data_use_the_marginal_model_and_recover():
+def test_unbalanced_data_use_the_augmented_model_and_recover():
     df = bt.simulate.tee_dgp(n_items=40, n_prompts=3, n_judges=3, n_temperatures=2, n_replicates=4,
                              judge_effects=[-0.2, 0.05, 0.15], random_seed=21)
     # Realistic gaps: one replicate fewer from one judge on a quarter of the items, and one
-    # prompt never run on four items (the marginal model's cost grows with the number of
-    # distinct replicate-count patterns; random call drops are timed in benchmarks/bench_fit.py).
+    # prompt never run on four items: 12% of the cells incomplete, so auto completes the
+    # design with latent cell means (its likelihood is checked exactly in test_augment).
     rng = np.random.default_rng(0)
     items = df["item"].unique()
     short, gap = rng.choice(items, 10, replace=False), rng.choice(items, 4, replace=False)
@@ -128,7 +128,7 @@ def test_unbalanced_data_use_the_marginal_model_and_recover():
         post = bt.fit_posterior(df, **ROLES, random_seed=4, progress_bar=False)
     d = post.diagnostics()
     assert d["ok"] and d["divergences"] == 0, d
-    assert post.method == "marginal" and not post.design.balanced
+    assert post.method == "augmented" and not post.design.balanced
     hits = covered(post, df.attrs["truth"])
     assert sum(hits.values()) >= 8, hits
 
