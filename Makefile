@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test venv bench models clean
+.PHONY: demo test venv bench models paper clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -42,6 +42,11 @@ models: $(STAMP)
 	$(BIN)/python scripts/make_studies.py binary_pilot
 	$(BIN)/python scripts/noise_small_k.py
 	$(BIN)/python scripts/calibration_sweep.py --reps 40
+
+## Seed 000's safety demonstration in full: refit the LPM, GLMM, prior presets and leave-one-judge-out
+## from ../shared, save models/safety_*, write out/00_safety_paper.ipynb (about 35 min on 2 cores)
+paper: $(STAMP)
+	BAYES_TEE_REFIT=1 MPLBACKEND=Agg $(BIN)/python scripts/run_notebook.py notebooks/00_safety_paper.ipynb out/00_safety_paper.ipynb
 
 clean:
 	rm -rf $(VENV) out .pytest_cache

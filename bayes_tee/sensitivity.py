@@ -15,7 +15,7 @@ Two complementary checks:
 
 The log densities are evaluated per draw on the model itself (PyMC graph, transforms removed,
 vectorized over draws), so they hold for every likelihood form that keeps its parameters in
-the posterior: balanced and marginal fits always; cell-level and GLMM fits while the random
+the posterior: balanced, augmented (through the marginal model's likelihood) and marginal fits always; cell-level and GLMM fits while the random
 effects are in memory (not after ``save`` without ``keep_effects``).
 
 >>> post.sensitivity()                                     # doctest: +SKIP
@@ -69,7 +69,10 @@ def log_densities(post: "Posterior") -> tuple[xr.Dataset, xr.DataArray]:
 
     from .model import build_model
 
-    model = remove_value_transforms(build_model(post.design, post.priors, method=post.method))
+    # the augmented model's latent cell means are not kept; the marginal model has the same
+    # parameters and priors and its potentials are the likelihood of the data, exactly
+    method = "marginal" if post.method == "augmented" else post.method
+    model = remove_value_transforms(build_model(post.design, post.priors, method=method))
     free = list(model.free_RVs)
     P = post.idata.posterior
     missing = [rv.name for rv in free if rv.name not in P]
