@@ -29,7 +29,8 @@ def test_dropping_the_odd_judge_removes_the_judge_share(odd_judge):
     s = loo.shares.set_index(["fit", "component"])
     assert set(loo.shares["fit"]) == {"all", "without judge1", "without judge2", "without judge3"}
     full = s.loc[("all", "judge"), "share_median"]
-    assert full > 0.5  # judge1 sits 0.5 below the others: the judge term dominates
+    assert full > 0.3  # judge1 sits 0.5 below the others: the judge term is the largest
+    assert full == s.xs("all")["share_median"].max()
     assert s.loc[("without judge1", "judge"), "share_median"] < 0.2 * full
     for keep in ("without judge2", "without judge3"):
         assert s.loc[(keep, "judge"), "share_median"] > 0.6 * full
