@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from .dstudy import FIELDS
 from .exceptions import DiagnosticWarning
 from .posterior import Posterior
 from .terms import FACETS
@@ -123,8 +124,7 @@ def leave_one_out(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DiagnosticWarning)  # reported per fit in the table
         post = full if full is not None else fit_posterior(df, outcome=outcome, **roles, **fit_kwargs)
-        at = shares_at or {k: post.design.counts[f] for k, f in zip(_COUNT_ARGS, (
-            "item", "prompt", "judge", "temperature", "replicate"))}
+        at = shares_at or {k: post.design.counts[FIELDS[k]] for k in _COUNT_ARGS}
         fits["all"] = (None, post)
         for lev in levels:
             fits[f"without {lev}"] = (lev, fit_posterior(df[df[column] != lev], outcome=outcome, **roles,

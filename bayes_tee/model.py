@@ -225,24 +225,32 @@ def _balanced_model(design: Design, priors: PriorSpec) -> pm.Model:
         data = balanced_data(design, st)
         y_sd = pm.Data("y_sd", data["y_sd"])
         sig = _sd_priors(design, priors, y_sd)
-        s2 = pt.stack([sig[label] ** 2 for label in st.var_terms])
-        ems = pt.dot(pt.as_tensor(st.coef), s2)
-        ss = pm.Data("strata_ss", data["strata_ss"])
-        pm.Potential("strata_loglik", -0.5 * pt.sum(st.df * pt.log(ems) + ss / ems))
-        mu = _intercept(design, priors, pm.Data("y_mean", data["y_mean"]), y_sd)
-        ems0 = pt.dot(pt.as_tensor(st.grand_coef), s2)
-        grand = pm.Data("grand_mean", data["grand_mean"])
-        pm.Potential(
-            "grand_mean_loglik", -0.5 * (pt.log(ems0) + st.n_total * (grand - mu) ** 2 / ems0)
+        _strata_potentials(
+            design, priors, st, sig,
+            ss=pm.Data("strata_ss", data["strata_ss"]),
+            grand_mean=pm.Data("grand_mean", data["grand_mean"]),
+            deviations={fs.term: pm.Data(f"{fs.term}_deviations", data[f"{fs.term}_deviations"]) for fs in st.fixed},
+            y_mean=pm.Data("y_mean", data["y_mean"]), y_sd=y_sd,
         )
-        fixed_terms = {t.label: t for t in design.terms if t.kind == "fixed"}
-        for fs in st.fixed:
-            beta = _fixed_effect(design, priors, fixed_terms[fs.term], y_sd)
-            emsf = pt.dot(pt.as_tensor(fs.coef), s2)
-            dev = pm.Data(f"{fs.term}_deviations", data[f"{fs.term}_deviations"])
-            q = fs.weight * pt.sum((dev - beta) ** 2)
-            pm.Potential(f"{fs.term}_loglik", -0.5 * (fs.df * pt.log(emsf) + q / emsf))
     return model
+
+
+def _strata_potentials(design: Design, priors: PriorSpec, st, sig, *, ss, grand_mean, deviations,
+                       y_mean=None, y_sd=None) -> None:
+    """The balanced likelihood from stratum sums of squares, grand mean and fixed-level deviations
+    (data containers for ``balanced``, tensors of the completed array for ``augmented``)."""
+    s2 = pt.stack([sig[label] ** 2 for label in st.var_terms])
+    ems = pt.dot(pt.as_tensor(st.coef), s2)
+    pm.Potential("strata_loglik", -0.5 * pt.sum(st.df * pt.log(ems) + ss / ems))
+    mu = _intercept(design, priors, y_mean, y_sd)
+    ems0 = pt.dot(pt.as_tensor(st.grand_coef), s2)
+    pm.Potential("grand_mean_loglik", -0.5 * (pt.log(ems0) + st.n_total * (grand_mean - mu) ** 2 / ems0))
+    fixed_terms = {t.label: t for t in design.terms if t.kind == "fixed"}
+    for fs in st.fixed:
+        beta = _fixed_effect(design, priors, fixed_terms[fs.term], y_sd)
+        emsf = pt.dot(pt.as_tensor(fs.coef), s2)
+        q = fs.weight * pt.sum((deviations[fs.term] - beta) ** 2)
+        pm.Potential(f"{fs.term}_loglik", -0.5 * (fs.df * pt.log(emsf) + q / emsf))
 
 
 def _augmented_model(design: Design, priors: PriorSpec) -> pm.Model:
@@ -251,25 +259,14 @@ def _augmented_model(design: Design, priors: PriorSpec) -> pm.Model:
     R = aug.replicates
     with pm.Model(coords=_coords(design)) as model:
         sig = _sd_priors(design, priors)
-        s2 = pt.stack([sig[label] ** 2 for label in st.var_terms])
         # the latent means of the missing calls, on the outcome's scale around a neutral start
         centre = np.where(aug.latent_n > 0, aug.latent_mean, design.y_mean)
         u = pm.Flat("missing_cell_means__", shape=aug.n_latent, initval=np.zeros(aug.n_latent))
         z = centre + design.y_sd * u
         w = pt.inc_subtensor(pt.as_tensor(aug.observed_sum)[aug.latent_index], aug.latent_k / R * z)
         stats = strata_statistics(w.reshape(aug.shape), aug.design, R)
-        ems = pt.dot(pt.as_tensor(st.coef), s2)
-        pm.Potential("strata_loglik", -0.5 * pt.sum(st.df * pt.log(ems) + pt.stack(stats["ss"]) / ems))
-        mu = _intercept(design, priors)
-        ems0 = pt.dot(pt.as_tensor(st.grand_coef), s2)
-        pm.Potential("grand_mean_loglik",
-                     -0.5 * (pt.log(ems0) + st.n_total * (stats["grand_mean"] - mu) ** 2 / ems0))
-        fixed_terms = {t.label: t for t in design.terms if t.kind == "fixed"}
-        for fs in st.fixed:
-            beta = _fixed_effect(design, priors, fixed_terms[fs.term])
-            emsf = pt.dot(pt.as_tensor(fs.coef), s2)
-            q = fs.weight * pt.sum((stats["deviations"][fs.term] - beta) ** 2)
-            pm.Potential(f"{fs.term}_loglik", -0.5 * (fs.df * pt.log(emsf) + q / emsf))
+        _strata_potentials(design, priors, st, sig, ss=pt.stack(stats["ss"]), grand_mean=stats["grand_mean"],
+                           deviations=stats["deviations"])
         rep = sig.get("replicate")
         if rep is not None:
             partial = aug.latent_n > 0
