@@ -10,7 +10,7 @@
 
 __version__ = "0.1.0"
 
-from . import allocation, calibration, datasets, judge_baselines, noise, priors, sensitivity, simulate  # noqa: E402
+from . import allocation, calibration, datasets, gaming, judge_baselines, noise, pairwise, priors, raee, sensitivity, simulate  # noqa: E402
 from .beta_prior import beta_from_mode  # noqa: E402
 from .calibration import JudgeCalibration, calibrate  # noqa: E402
 from .anova import anova_estimates  # noqa: E402

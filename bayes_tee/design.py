@@ -33,6 +33,7 @@ ROLE_NAMES: tuple[str, ...] = (
     "temperature",
     "replicate",
     "category",
+    "position",
 )
 
 
@@ -47,6 +48,7 @@ class Roles:
     temperature: str | None = None
     replicate: str | None = None
     category: str | None = None
+    position: str | None = None
 
     def as_dict(self) -> dict[str, str | None]:
         """Roles as a plain dict, for saving."""
@@ -259,6 +261,8 @@ def validate_design(
     temperature: str | None = None,
     replicate: str | None = None,
     category: str | None = None,
+    position: str | None = None,
+    swapped: object = None,
     judge_effect: Literal["fixed", "random"] = "fixed",
     family: Literal["gaussian", "binomial"] = "gaussian",
     overdispersion: bool | None = None,
@@ -279,6 +283,15 @@ def validate_design(
     prompt, judge, temperature, replicate, category : str, optional
         Optional facet columns. ``replicate`` labels calls within a cell; without it every row
         in a cell counts as a replicate.
+    position : str, optional
+        Pairwise data: the presentation-order column (seed 000 App. H), a fixed factor with
+        its sensitivity index. The outcome may then hold verdict labels (``A``, ``B``,
+        ``tie``, ``A>B``...), scored 1 / 0.5 / 0 (:func:`bayes_tee.pairwise.verdict_scores`).
+    swapped : optional
+        With ``position``: the order level whose verdicts are in the swapped slot frame; those
+        rows are recoded to "the pair's first system wins" (``1 - y``, ties stay 0.5; seed
+        000 App. R, :func:`bayes_tee.pairwise.recode`). Leave it out when the outcome is
+        already in the system frame.
     judge_effect : {"fixed", "random"}
         How judges enter the model.
     family : {"gaussian", "binomial"}
@@ -311,8 +324,17 @@ def validate_design(
         raise DesignError(f"judge_effect must be 'fixed' or 'random', got {judge_effect!r}.")
     if family not in ("gaussian", "binomial"):
         raise DesignError(f"family must be 'gaussian' (linear model) or 'binomial' (logit GLMM), got {family!r}.")
-    roles = Roles(outcome, item, prompt, judge, temperature, replicate, category)
+    roles = Roles(outcome, item, prompt, judge, temperature, replicate, category, position)
     _check_roles(df, roles)
+    if swapped is not None and position is None:
+        raise DesignError("swapped= names a level of the presentation-order column; pass position='<column>' too.")
+    if position is not None:
+        from .pairwise import recode, verdict_scores
+
+        if swapped is not None:
+            df = recode(df, verdict=outcome, order=position, swapped=swapped, out=outcome)
+        else:
+            df = df.assign(**{outcome: verdict_scores(df[outcome], outcome)})
     y = _outcome(df, outcome)
 
     keep = np.ones(len(df), dtype=bool)

@@ -40,7 +40,11 @@ FIELDS: dict[str, str] = {
     "n_temperatures": "temperature",
     "n_replicates": "replicate",
     "n_categories": "category",
+    "n_positions": "position",
 }
+
+#: Fields a grid carries only when the fit has that facet (categories, presentation orders).
+OPTIONAL_FIELDS: tuple[str, ...] = ("n_categories", "n_positions")
 
 
 def design_grid(**counts: float | list[float] | None) -> pd.DataFrame:
@@ -99,9 +103,9 @@ def projected_variance(draws: np.ndarray, weights: np.ndarray, chunk: int = 2048
 
 
 def calls(designs: pd.DataFrame, base: dict[str, float]) -> np.ndarray:
-    """Judge calls a design makes: N' V' M' H' R'."""
+    """Judge calls a design makes: N' V' M' H' R' (times P' presentation orders)."""
     out = np.ones(len(designs))
-    for field in ("n_items", "n_prompts", "n_judges", "n_temperatures", "n_replicates"):
+    for field in ("n_items", "n_prompts", "n_judges", "n_temperatures", "n_replicates", "n_positions"):
         facet = FIELDS[field]
         out *= designs[field].to_numpy(float) if field in designs else base.get(facet, 1.0)
     return out

@@ -97,6 +97,8 @@ def fit_posterior(
     replicate: str | None = None,
     category: str | None = None,
     *,
+    position: str | None = None,
+    swapped: object = None,
     judge_effect: Literal["fixed", "random"] = "fixed",
     family: Literal["gaussian", "binomial"] = "gaussian",
     overdispersion: bool | None = None,
@@ -120,6 +122,13 @@ def fit_posterior(
         Score column and item column (required).
     prompt, judge, temperature, replicate, category : str, optional
         Facet columns; the model uses only the facets present.
+    position : str, optional
+        Pairwise data: the presentation-order column, a fixed factor whose sensitivity index is
+        the squared order bias (seed 000 App. H); shares, D-studies (``n_positions``) and the
+        gaming surface include it. The outcome may hold verdict labels (A / B / tie).
+    swapped : optional
+        The ``position`` level whose verdicts are in the swapped slot frame: those rows are
+        recoded to "the pair's first system wins" (seed 000 App. R ``true_order``; ties 0.5).
     judge_effect : {"fixed", "random"}
         Judges as a fixed panel (sensitivity index, the paper's default) or a random facet.
     family : {"gaussian", "binomial"}
@@ -171,6 +180,8 @@ def fit_posterior(
         temperature=temperature,
         replicate=replicate,
         category=category,
+        position=position,
+        swapped=swapped,
         judge_effect=judge_effect,
         family=family,
         overdispersion=overdispersion,

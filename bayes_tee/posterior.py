@@ -148,6 +148,7 @@ class Posterior:
         n_temperatures: float | None = None,
         n_replicates: float | None = None,
         n_categories: float | None = None,
+        n_positions: float | None = None,
     ) -> dict[str, float]:
         """Level counts of the observed design with any of them replaced."""
         counts = self.design.counts
@@ -158,6 +159,7 @@ class Posterior:
             ("temperature", n_temperatures),
             ("replicate", n_replicates),
             ("category", n_categories),
+            ("position", n_positions),
         ):
             if val is not None:
                 if not val >= 1:
@@ -174,6 +176,7 @@ class Posterior:
         n_replicates: float | None = None,
         *,
         n_categories: float | None = None,
+        n_positions: float | None = None,
         estimand: comp.Estimand = "domain",
         categories: Literal["fixed", "random"] = "fixed",
         level: float = 0.9,
@@ -192,6 +195,9 @@ class Posterior:
             same sensitivity.
         n_categories : float, optional
             Categories in the design (used with ``categories="random"``).
+        n_positions : float, optional
+            Presentation orders averaged over (pairwise fits with ``position=``): 2 for
+            counterbalanced A/B and B/A, 1 for a single order.
         estimand : {"domain", "finite"}
             ``finite`` (this exact item set) drops the item and category terms.
         categories : {"fixed", "random"}
@@ -218,13 +224,16 @@ class Posterior:
         if scale not in ("model", "probability"):
             raise ValueError(f"scale must be 'model' or 'probability', got {scale!r}.")
         if scale == "probability" and self.family == "binomial":
+            if n_positions is not None:
+                raise ValueError("probability-scale shares take the observed presentation orders; drop n_positions.")
             return self._probability_shares(
                 dict(n_items=n_items, n_prompts=n_prompts, n_judges=n_judges, n_temperatures=n_temperatures,
                      n_replicates=n_replicates, n_categories=n_categories),
                 estimand=estimand, categories=categories, level=level, n_draws=n_draws,
                 sims_per_draw=sims_per_draw, random_seed=random_seed,
             )
-        counts = self.design_counts(n_items, n_prompts, n_judges, n_temperatures, n_replicates, n_categories)
+        counts = self.design_counts(n_items, n_prompts, n_judges, n_temperatures, n_replicates, n_categories,
+                                    n_positions)
         table = comp.shares_table(
             self.component_draws(), self.terms, counts, estimand=estimand, categories=categories, level=level
         )
@@ -341,9 +350,17 @@ class Posterior:
         if grid.empty:
             grid = pd.DataFrame([{}])
         for field, facet in ds.FIELDS.items():
-            if field not in grid and (field != "n_categories" or fill_categories):
+            optional = field in ds.OPTIONAL_FIELDS and not (
+                (field == "n_categories" and fill_categories) or (field == "n_positions" and facet in self.design.facets)
+            )
+            if field not in grid and not optional:
                 grid[field] = self.design.counts.get(facet, 1.0)
         return grid[[f for f in ds.FIELDS if f in grid]]
+
+    def _check_positions(self, n_positions) -> None:
+        if n_positions is not None and "position" not in self.design.facets:
+            raise ValueError("n_positions needs a pairwise fit with a presentation-order column: "
+                             "fit_posterior(..., position='order').")
 
     def observed_variance(self, **kwargs) -> np.ndarray:
         """Var(theta_hat) per posterior draw at the observed design (``variance_at`` keywords)."""
@@ -358,6 +375,7 @@ class Posterior:
         n_replicates=None,
         *,
         n_categories=None,
+        n_positions=None,
         estimand: comp.Estimand = "domain",
         decision: ds.Decision = "absolute",
         categories: Literal["fixed", "random"] = "fixed",
@@ -371,6 +389,8 @@ class Posterior:
         ----------
         n_items, n_prompts, n_judges, n_temperatures, n_replicates, n_categories : int or list
             Counts to project; ``None`` keeps the observed count.
+        n_positions : int or list
+            Pairwise fits: presentation orders per comparison (1 or 2).
         estimand : {"domain", "finite"}
             ``finite`` drops the item terms (this exact item set is the target).
         decision : {"absolute", "relative"}
@@ -400,8 +420,9 @@ class Posterior:
         """
         self._check_judges(judges, n_judges)
         counts = self.design.counts
+        self._check_positions(n_positions)
         grid = self._grid(n_items=n_items, n_prompts=n_prompts, n_judges=n_judges, n_temperatures=n_temperatures,
-                          n_replicates=n_replicates, n_categories=n_categories)
+                          n_replicates=n_replicates, n_categories=n_categories, n_positions=n_positions)
         kw = dict(estimand=estimand, decision=decision, categories=categories)
         var = self.variance_at(grid, judges=judges, **kw)
         current = self.observed_variance(judges=judges, **kw)
@@ -533,6 +554,7 @@ class Posterior:
             ("single replication", "n_replicates", 1.0, "replicate"),
             ("single judge", "n_judges", 1.0, "judge"),
             ("single temperature", "n_temperatures", 1.0, "temperature"),
+            ("single presentation order", "n_positions", 1.0, "position"),
         ]
         rows = [(n, f, v) for n, f, v, facet in options if facet in present and v != c.get(facet, 1.0)]
         grid = pd.DataFrame([{f: v} for _, f, v in rows])
@@ -691,6 +713,17 @@ class Posterior:
         from .report import report
 
         return report(self, path, **kwargs)
+
+    def gaming_surface(self, k: int = 27, design=None, **kwargs) -> pd.DataFrame:
+        """Expected best-of-``k`` inflation at designs, as a posterior, in score units and Elo
+        (seed 000 Sec. 4.4; :func:`bayes_tee.gaming.gaming_surface`).
+
+        >>> post.gaming_surface(k=27, design=[{"n_prompts": 1, "n_judges": 1},
+        ...                                   {"n_prompts": 5, "n_judges": 3}])  # doctest: +SKIP
+        """
+        from .gaming import gaming_surface
+
+        return self._stamp(gaming_surface(self, k, design, **kwargs))
 
     def sensitivity(self, **kwargs) -> pd.DataFrame:
         """Power-scaling prior and likelihood sensitivity per component

@@ -291,4 +291,77 @@ def judge_calibration(
     test.attrs["truth"] = calib.attrs["truth"] = truth
     return test, calib
 
+def pairwise_battles(
+    n_items: int = 200,
+    n_prompts: int = 5,
+    n_judges: int = 3,
+    n_replicates: int = 1,
+    *,
+    mu: float = -0.2,
+    sd: dict[str, float] | None = None,
+    judge_effects: np.ndarray | None = None,
+    order_bias: float = 0.3,
+    tie_rate: float = 0.1,
+    random_seed: int | None = None,
+) -> pd.DataFrame:
+    """Arena-like pairwise judging: each item (a battle of system A vs B) judged in both orders.
+
+    On the logit scale, P(system A wins) = ``mu`` + item + prompt + judge + item:judge +
+    prompt:judge effects (random, SDs in ``sd``; judge effects fixed at ``judge_effects``,
+    default evenly spread with SD 0.3) ± ``order_bias`` (added when A is shown first,
+    subtracted when second). A call is a tie with probability ``tie_rate``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``item, prompt, judge, order ("AB" or "BA"), replicate, slot_winner ("A", "B" or
+        "tie", the slot frame) and first_system_wins`` (1 / 0.5 / 0, the system frame);
+        ``attrs["truth"]`` holds the logit-scale parameters and ``attrs["p_first"]`` the mean
+        probability that A wins (ties half) over the simulated items, prompts and judges,
+        counterbalanced over orders.
+
+    Examples
+    --------
+    >>> df = pairwise_battles(n_items=20, n_prompts=2, n_judges=2, random_seed=1)
+    >>> len(df), sorted(df["order"].unique())
+    (160, ['AB', 'BA'])
+    """
+    rng = np.random.default_rng(random_seed)
+    sd = {"item": 1.0, "prompt": 0.2, "item:judge": 0.4, "prompt:judge": 0.15, **(sd or {})}
+    N, V, M, R = n_items, n_prompts, n_judges, n_replicates
+    lam = (np.asarray(judge_effects, float) if judge_effects is not None
+           else spread_levels(M, 0.09) if M > 1 else np.zeros(1))
+    eta = (
+        mu
+        + rng.normal(0, sd["item"], N)[:, None, None]
+        + rng.normal(0, sd["prompt"], V)[None, :, None]
+        + lam[None, None, :]
+        + rng.normal(0, sd["item:judge"], (N, M))[:, None, :]
+        + rng.normal(0, sd["prompt:judge"], (V, M))[None, :, :]
+    )
+    sign = np.array([1.0, -1.0])  # AB: A in the first slot; BA: A in the second
+    p_win = 1.0 / (1.0 + np.exp(-(eta[..., None] + order_bias * sign)))  # (N, V, M, 2)
+    shape = (N, V, M, 2, R)
+    tie = rng.random(shape) < tie_rate
+    a_wins = rng.random(shape) < p_win[..., None]
+    y = np.where(tie, 0.5, a_wins.astype(float))
+    grid = np.indices(shape).reshape(len(shape), -1)
+    order = np.array(["AB", "BA"])[grid[3]]
+    yv = y.reshape(-1)
+    slot_a = np.where(order == "AB", yv, 1.0 - yv)
+    df = pd.DataFrame({
+        "item": np.array([f"battle{i:04d}" for i in range(N)])[grid[0]],
+        "prompt": np.array([f"p{v + 1}" for v in range(V)])[grid[1]],
+        "judge": np.array([f"judge{m + 1}" for m in range(M)])[grid[2]],
+        "order": order,
+        "replicate": grid[4],
+        "slot_winner": np.select([slot_a == 1.0, slot_a == 0.0], ["A", "B"], "tie"),
+        "first_system_wins": yv,
+    })
+    df.attrs["truth"] = {"mu": mu, **{k: float(v) for k, v in sd.items()}, "judge_effects": lam.tolist(),
+                         "order_bias": order_bias, "tie_rate": tie_rate}
+    df.attrs["p_first"] = float((1 - tie_rate) * p_win.mean() + tie_rate * 0.5)
+    return df
+
+
 from .coverage import CoverageStudy, coverage_study  # noqa: E402  (needs tee_dgp above)

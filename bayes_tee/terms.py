@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 #: Crossed facets in the order used for arrays and labels.
-FACETS: tuple[str, ...] = ("item", "prompt", "temperature", "judge")
+FACETS: tuple[str, ...] = ("item", "prompt", "temperature", "judge", "position")
 
 #: Display order of components in every summary.
 COMPONENT_ORDER: tuple[str, ...] = (
@@ -24,6 +24,7 @@ COMPONENT_ORDER: tuple[str, ...] = (
     "prompt",
     "judge",
     "temperature",
+    "position",
     "item:prompt",
     "item:temperature",
     "prompt:temperature",
@@ -135,6 +136,11 @@ def model_terms(
         terms.append(Term("judge", ("judge",), "random" if judge_effect == "random" else "fixed"))
     if "temperature" in present:
         terms.append(Term("temperature", ("temperature",), "fixed"))
+    if "position" in present:
+        # Presentation order of a pairwise comparison (seed 000 App. H): a fixed factor with
+        # P = 2 levels, its sensitivity index the squared order bias. No interactions: item x
+        # order and judge x order effects stay in the cell error.
+        terms.append(Term("position", ("position",), "fixed"))
     terms += [
         Term(f"{a}:{b}", (a, b), "random") for a, b in _INTERACTIONS if a in present and b in present
     ]

@@ -108,7 +108,7 @@ def test_cell_statistics_match_pandas(demo_df):
     np.testing.assert_allclose(np.sort(d.cells["mean"]), np.sort(g.mean()), rtol=1e-12)
     np.testing.assert_allclose(d.cells["ss"].sum(), (g.var(ddof=0) * g.size()).sum(), rtol=1e-10)
     assert d.counts == {"item": 40, "prompt": 3, "temperature": 2, "judge": 3, "category": 1,
-                        "replicate": 3.0}
+                        "position": 1, "replicate": 3.0}
 
 
 def test_zero_spread_cells_are_exact():
