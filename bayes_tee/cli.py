@@ -24,7 +24,7 @@ from pathlib import Path
 from . import diagnostics as diag
 from .exceptions import DesignError, DiagnosticWarning
 
-ROLE_FLAGS = ("outcome", "item", "prompt", "judge", "temperature", "replicate", "category")
+ROLE_FLAGS = ("outcome", "item", "prompt", "judge", "temperature", "replicate", "category", "position")
 
 
 def _quiet_third_party() -> None:
@@ -66,6 +66,7 @@ def _fit(args, df, roles):
             random_seed=args.seed,
             progress_bar=not args.quiet,
             family=getattr(args, "family", "gaussian"),
+            swapped=getattr(args, "swapped", None),
         )
 
 
@@ -187,6 +188,7 @@ def _parser() -> argparse.ArgumentParser:
     fit.add_argument("data")
     for role in ROLE_FLAGS:
         fit.add_argument(f"--{role}")
+    fit.add_argument("--swapped", help="pairwise: the --position level whose verdicts are in the swapped slot frame")
     fit.add_argument("--roles", help="TOML file with the column roles")
     fit.add_argument("--out", help="where to save the posterior (.nc); required unless --dry-run")
     fit.add_argument("--family", choices=("gaussian", "binomial"), default="gaussian",
@@ -267,7 +269,7 @@ def _run(args) -> object:
         from .datasets import load as load_data
 
         df = load_data("tee_demo")
-        roles = {r: r for r in ROLE_FLAGS if r != "outcome"} | {"outcome": "score"}
+        roles = {r: r for r in ROLE_FLAGS if r not in ("outcome", "position")} | {"outcome": "score"}
         save = args.save
     else:
         df = _read(args.data)
@@ -275,7 +277,7 @@ def _run(args) -> object:
         if args.dry_run:
             from .design import validate_design
 
-            d = validate_design(df, **roles, family=args.family, warn=False)
+            d = validate_design(df, **roles, swapped=args.swapped, family=args.family, warn=False)
             print(repr(d))
             print(d.summary().to_string(index=False))
             print(f"rows used {d.n_rows}, dropped {sum(d.dropped.values())}; balanced: {d.balanced}")
