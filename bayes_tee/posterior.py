@@ -493,6 +493,9 @@ class Posterior:
         --------
         >>> post.simulate_design(n_items=100, n_judges=3, strategy="cyclic")  # doctest: +SKIP
         """
+        if "position" in self.design.facets:
+            raise ValueError("simulate_design does not simulate presentation orders; use the closed-form "
+                             "dstudy(n_positions=...) for pairwise fits.")
         from . import predictive as pr
 
         self._check_judges(judges, n_judges)

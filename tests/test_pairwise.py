@@ -295,3 +295,9 @@ def test_judgebench_order_bias_per_judge():
     hit = rec["first_system_wins"] == (rec["label"] == "A>B").astype(float)
     acc = hit.groupby([rec["judge"], rec["order"]]).mean().unstack()
     assert (acc.loc[rm.index, "AB"] - acc.loc[rm.index, "BA"]).abs().max() < 0.02
+
+
+def test_simulate_design_refuses_position_fits(arena_post):
+    _, post = arena_post
+    with pytest.raises(ValueError, match="dstudy\\(n_positions"):
+        post.simulate_design(n_items=[50])
