@@ -49,13 +49,7 @@ def _designs(post: "Posterior", design) -> pd.DataFrame:
         raise ValueError(f"unknown design field(s) {sorted(unknown)}; use {list(ds.FIELDS)}.")
     if any("n_positions" in r for r in rows):
         post._check_positions(1)
-    grid = pd.DataFrame(rows, index=range(len(rows)))
-    for field, facet in ds.FIELDS.items():
-        optional = field in ds.OPTIONAL_FIELDS and facet not in post.design.facets
-        if not optional:
-            col = grid[field] if field in grid else pd.Series(np.nan, index=grid.index)
-            grid[field] = col.astype(float).fillna(float(post.design.counts.get(facet, 1.0)))
-    return grid[[f for f in ds.FIELDS if f in grid]]
+    return post._fill(pd.DataFrame(rows, index=range(len(rows))))
 
 
 def gaming_surface(

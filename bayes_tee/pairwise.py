@@ -181,10 +181,9 @@ def order_bias(
     for col in (item, judge):
         if col is not None and col not in df:
             raise DesignError(f"Column {col!r} not found; columns are {list(df.columns)}.")
-    data = recode(df, verdict=verdict, order=order, swapped=swapped, out="_sys")
-    data["_slot"] = verdict_scores(df[verdict], verdict).to_numpy()
-    data = data.dropna(subset=["_slot"])
+    data = recode(df, verdict=verdict, order=order, swapped=swapped, out="_sys").dropna(subset=["_sys"])
     data["_swapped"] = data[order] == swapped
+    data["_slot"] = np.where(data["_swapped"], 1.0 - data["_sys"], data["_sys"])  # back to the slot frame
     data["_judge"] = data[judge] if judge is not None else "all"
     rng = np.random.default_rng(random_seed)
     alpha = (1.0 - level) / 2.0

@@ -347,14 +347,21 @@ class Posterior:
         """Every combination of the given design counts; fields not given take the observed
         count (categories too with ``fill_categories``), in :data:`bayes_tee.dstudy.FIELDS` order."""
         grid = ds.design_grid(**given)
-        if grid.empty:
-            grid = pd.DataFrame([{}])
+        return self._fill(grid if not grid.empty else pd.DataFrame([{}]), fill_categories=fill_categories)
+
+    def _fill(self, grid: pd.DataFrame, *, fill_categories: bool = False) -> pd.DataFrame:
+        """Design rows with absent or NaN counts set to the observed ones, in FIELDS order;
+        ``n_categories`` only with ``fill_categories``, ``n_positions`` only for pairwise fits."""
+        grid = grid.copy()
         for field, facet in ds.FIELDS.items():
             optional = field in ds.OPTIONAL_FIELDS and not (
                 (field == "n_categories" and fill_categories) or (field == "n_positions" and facet in self.design.facets)
             )
-            if field not in grid and not optional:
-                grid[field] = self.design.counts.get(facet, 1.0)
+            observed = self.design.counts.get(facet, 1.0)
+            if field in grid:
+                grid[field] = grid[field].fillna(observed)
+            elif not optional:
+                grid[field] = observed
         return grid[[f for f in ds.FIELDS if f in grid]]
 
     def _check_positions(self, n_positions) -> None:
