@@ -19,7 +19,7 @@ venv: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/bayes-tee demo --out out
 
-## Run the test suite (fits use few draws; two pytest-xdist workers, about 16 minutes on 2 cores cold)
+## Run the test suite (fits use few draws; two pytest-xdist workers, about 12 minutes on 2 cores cold)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
