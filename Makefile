@@ -1,15 +1,28 @@
 # Two commands do all set-up on a fresh machine: `make demo` and `make test`.
+# Both build .venv from requirements/lock.txt (the exact tested set) with uv.
 PY ?= python3
+UV_VERSION := 0.13.9
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+LOCK := requirements/lock.txt
+LATEST := .venv-latest
+PYTEST_FAST := -m "not slow"
 
-.PHONY: demo test venv bench models paper clean
+.PHONY: demo test test-fast test-latest lock wheel-check python-check venv bench models paper clean
 
-$(STAMP): pyproject.toml
+## Stop with one line when the interpreter is older than 3.12 (PY=/path/to/python3.12 to choose one)
+python-check:
+	@$(PY) -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null || { \
+	  echo "bayes_tee needs Python >= 3.12; '$(PY)' is $$($(PY) --version 2>&1 || echo missing): install python3.12 or 3.13 (e.g. 'pyenv install 3.12') or run 'make PY=/path/to/python3.12 ...'."; \
+	  exit 1; }
+
+$(STAMP): pyproject.toml $(LOCK) | python-check
+	rm -rf $(VENV)
 	$(PY) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ".[test]"
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+	$(BIN)/uv pip install --quiet --python $(BIN)/python -r $(LOCK)
+	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps -e .
 	$(BIN)/python -m ipykernel install --user --name bayes_tee --display-name "bayes_tee" >/dev/null
 	touch $(STAMP)
 
@@ -19,13 +32,36 @@ venv: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/bayes-tee demo --out out
 
-## Run the test suite (fits use few draws; two pytest-xdist workers, about 12 minutes on 2 cores cold)
+## Run the whole test suite on the locked stack (two pytest-xdist workers)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+
+## The inner loop: tests not marked slow
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile $(PYTEST_FAST)
+
+## The newest releases pyproject's ranges allow, in a separate venv, on the fast subset
+test-latest: | python-check
+	rm -rf $(LATEST)
+	$(PY) -m venv $(LATEST)
+	$(LATEST)/bin/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+	$(LATEST)/bin/uv pip install --quiet --python $(LATEST)/bin/python --refresh --upgrade -e ".[test]"
+	$(LATEST)/bin/uv pip list --python $(LATEST)/bin/python 2>/dev/null | grep -iE '^(pymc|pytensor|arviz|nutpie|numpy|pandas|xarray|scipy) '
+	$(LATEST)/bin/python -m pytest -q -n 2 --dist loadfile $(PYTEST_FAST) -p no:cacheprovider
+
+## Re-resolve the lock from pyproject's ranges (one file for Python 3.12 and 3.13, every platform)
+lock: $(STAMP)
+	$(BIN)/uv pip compile pyproject.toml --extra test --universal --python-version 3.12 \
+	    --upgrade --quiet -o $(LOCK)
+
+## Build the wheel and fit the demo with it in a clean venv (Python 3.13 if present)
+wheel-check: $(STAMP)
+	$(BIN)/python scripts/check_wheel.py
 
 ## Speed benchmarks (ratios against a baseline in the same process)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_fit.py
+	$(BIN)/python benchmarks/bench_compile.py
 
 ## Regenerate the reference posteriors in models/
 SHARED ?= ../shared
@@ -49,4 +85,4 @@ paper: $(STAMP)
 	BAYES_TEE_REFIT=1 MPLBACKEND=Agg $(BIN)/python scripts/run_notebook.py notebooks/00_safety_paper.ipynb out/00_safety_paper.ipynb
 
 clean:
-	rm -rf $(VENV) out .pytest_cache
+	rm -rf $(VENV) $(LATEST) out .pytest_cache

@@ -333,7 +333,7 @@ def calibrate(
     chains: int = 4,
     target_accept: float | None = None,
     random_seed: int | None = None,
-    progress_bar: bool = False,
+    progressbar: bool = False,
 ) -> JudgeCalibration:
     """Correct LLM-judge verdicts for the judge's sensitivity and specificity.
 
@@ -384,7 +384,7 @@ def calibrate(
     key = _layout(data, calibration)
     if target_accept is None:
         target_accept = 0.99 if calibration == "hierarchical" else 0.9
-    idata, timing = _sample(model, "nutpie", chains, tune, draws, target_accept, random_seed, progress_bar,
+    idata, timing = _sample(model, "nutpie", chains, tune, draws, target_accept, random_seed, progressbar,
                             reuse=(key, model_data(data, **settings)))
     info = {"chains": chains, "draws": draws, "tune": tune, **timing["durations"]}
     cal = JudgeCalibration(idata, data, calibration, settings, info)

@@ -64,7 +64,7 @@ def _fit(args, df, roles):
             tune=args.tune,
             draws=args.draws,
             random_seed=args.seed,
-            progress_bar=not args.quiet,
+            progressbar=not args.quiet,
             family=getattr(args, "family", "gaussian"),
             swapped=getattr(args, "swapped", None),
         )

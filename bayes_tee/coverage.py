@@ -180,7 +180,7 @@ def simulate_one(
             t0 = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", DiagnosticWarning)  # recorded per row
-                post = fit_posterior(df, **roles, random_seed=int(rng.integers(2**31)), progress_bar=False,
+                post = fit_posterior(df, **roles, random_seed=int(rng.integers(2**31)), progressbar=False,
                                      **fit_kwargs)
                 fit_s = time.perf_counter() - t0
                 b = {**base, "diagnostics_ok": float(post.diagnostics()["ok"]), "fit_s": fit_s,

@@ -4,26 +4,32 @@ Checked on the parameters every summary depends on (the SDs, the grand mean and 
 level effects), with the thresholds of Vehtari et al. (2021): R-hat <= 1.01, ESS >= 400,
 no divergences.
 
->>> d = check(idata, ["mu"])  # doctest: +SKIP
->>> d["ok"]                    # doctest: +SKIP
-True
+>>> import numpy as np, xarray as xr
+>>> rng = np.random.default_rng(0)
+>>> tree = xr.DataTree.from_dict({"posterior": xr.Dataset({"mu": (("chain", "draw"), rng.normal(size=(4, 500)))})})
+>>> d = check(tree, ["mu"])
+>>> d["ok"], d["divergences"]
+(True, 0)
 """
 
 from __future__ import annotations
 
 import warnings
 
-import arviz as az
 import numpy as np
+import xarray as xr
+from arviz_stats import ess, rhat
 
 from .exceptions import DiagnosticWarning
+from .trees import group
 
 MAX_RHAT = 1.01
 MIN_ESS = 400
 
 
-def check(idata: az.InferenceData, var_names: list[str]) -> dict:
-    """Diagnostics over ``var_names``.
+def check(tree: xr.DataTree, var_names: list[str]) -> dict:
+    """Diagnostics over ``var_names`` of ``tree``'s posterior (arviz-stats' rank-normalised
+    split R-hat, bulk and tail ESS) and the divergences in its ``sample_stats``.
 
     Returns
     -------
@@ -31,20 +37,20 @@ def check(idata: az.InferenceData, var_names: list[str]) -> dict:
         ``max_rhat``, ``min_ess_bulk``, ``min_ess_tail``, ``divergences``, ``n_draws``,
         ``ok`` and ``problems`` (plain-language list, empty when ``ok``).
     """
-    post = idata.posterior[var_names]
-    rhat = az.rhat(post)
-    bulk = az.ess(post, method="bulk")
-    tail = az.ess(post, method="tail")
+    post = group(tree, "posterior")[var_names]
+    r_hat = rhat(post)
+    bulk = ess(post, method="bulk")
+    tail = ess(post, method="tail")
 
     def extreme(ds, fn) -> float:
         vals = [float(fn(ds[v].values)) for v in ds.data_vars]
         return float(fn(np.array(vals)))
 
     out = {
-        "max_rhat": extreme(rhat, np.nanmax),
+        "max_rhat": extreme(r_hat, np.nanmax),
         "min_ess_bulk": extreme(bulk, np.nanmin),
         "min_ess_tail": extreme(tail, np.nanmin),
-        "divergences": int(idata.sample_stats["diverging"].sum()) if "sample_stats" in idata else 0,
+        "divergences": _divergences(tree),
         "n_draws": int(post.sizes["chain"] * post.sizes["draw"]),
     }
     problems = []
@@ -59,6 +65,12 @@ def check(idata: az.InferenceData, var_names: list[str]) -> dict:
     out["ok"] = not problems
     out["problems"] = problems
     return out
+
+
+def _divergences(tree: xr.DataTree) -> int:
+    if "sample_stats" not in tree.children or "diverging" not in tree["sample_stats"].data_vars:
+        return 0
+    return int(tree["sample_stats"]["diverging"].sum())
 
 
 def message(diag: dict) -> str:

@@ -35,6 +35,7 @@ from .augment import MAX_LATENT_SHARE, augment_layout
 from .model import LOGISTIC_VARIANCE, balanced_data, binomial_centering, binomial_data, build_model, marginal_cost
 from .posterior import Posterior
 from .priors import PriorSpec, get_prior
+from .trees import draws_tree
 
 
 #: Above this many floating-point operations per log-density evaluation the marginal model is
@@ -110,7 +111,7 @@ def fit_posterior(
     target_accept: float | None = None,
     sampler: Literal["nutpie", "pymc"] = "nutpie",
     random_seed: int | None = None,
-    progress_bar: bool = True,
+    progressbar: bool = True,
 ) -> Posterior:
     """Fit the Bayesian TEE model to long evaluation data.
 
@@ -157,7 +158,7 @@ def fit_posterior(
         nutpie (compiled, fastest) or PyMC's own NUTS.
     random_seed : int, optional
         Same seed, same draws.
-    progress_bar : bool
+    progressbar : bool
         Show sampling progress.
 
     Returns
@@ -204,13 +205,12 @@ def fit_posterior(
         reuse = (layout_key(design, spec, method, binomial_centering(design)), binomial_data(design))
     else:
         reuse = None
-    idata, timing = _sample(model, sampler, chains, tune, draws, target_accept, seed, progress_bar, reuse)
-    keep = [v for v in idata.posterior.data_vars if not str(v).endswith("__")]
-    idata.posterior = idata.posterior[keep]
-    for group in [g for g in idata.groups() if g not in ("posterior", "sample_stats")]:
-        delattr(idata, group)
+    idata, timing = _sample(model, sampler, chains, tune, draws, target_accept, seed, progressbar, reuse)
+    posterior = idata["posterior"].to_dataset()
+    posterior = posterior[[v for v in posterior.data_vars if not str(v).endswith("__")]]
     if design.family == "binomial":  # the logistic residual, fixed: a constant "draw"
-        idata.posterior["sigma_replicate"] = xr.full_like(idata.posterior["mu"], np.sqrt(LOGISTIC_VARIANCE))
+        posterior["sigma_replicate"] = xr.full_like(posterior["mu"], np.sqrt(LOGISTIC_VARIANCE))
+    idata = draws_tree(posterior, idata)
     info = {
         "sampler": sampler,
         "chains": chains,
@@ -227,14 +227,14 @@ def fit_posterior(
     return post
 
 
-def _sample(model, sampler, chains, tune, draws, target_accept, seed, progress_bar, reuse=None):
+def _sample(model, sampler, chains, tune, draws, target_accept, seed, progressbar, reuse=None):
     start = time.perf_counter()
     if sampler == "nutpie":
         with warnings.catch_warnings():
             # numba's hint that np.dot is faster on contiguous arrays, raised while compiling
             # the Woodbury terms on a cold cache: a compiler note, not a user problem
             warnings.filterwarnings("ignore", category=_numba_performance_warning())
-            return _sample_nutpie(model, chains, tune, draws, target_accept, seed, progress_bar, reuse, start)
+            return _sample_nutpie(model, chains, tune, draws, target_accept, seed, progressbar, reuse, start)
     if sampler == "pymc":
         with model:
             idata = pm.sample(
@@ -244,7 +244,7 @@ def _sample(model, sampler, chains, tune, draws, target_accept, seed, progress_b
                 cores=min(chains, os.cpu_count() or 1),
                 target_accept=target_accept,
                 random_seed=seed,
-                progress_bar=progress_bar,
+                progressbar=progressbar,
                 compute_convergence_checks=False,
             )
         t2 = time.perf_counter()
@@ -261,7 +261,7 @@ def _numba_performance_warning() -> type[Warning]:
     return NumbaPerformanceWarning
 
 
-def _sample_nutpie(model, chains, tune, draws, target_accept, seed, progress_bar, reuse, start):
+def _sample_nutpie(model, chains, tune, draws, target_accept, seed, progressbar, reuse, start):
     import nutpie
 
     if reuse is not None and reuse[0] in _COMPILED:
@@ -288,7 +288,7 @@ def _sample_nutpie(model, chains, tune, draws, target_accept, seed, progress_bar
         draws=draws,
         seed=seed,
         target_accept=target_accept,
-        progress_bar=progress_bar,
+        progress_bar=progressbar,  # nutpie's spelling; ours is PyMC's
         save_warmup=False,
     )
     t2 = time.perf_counter()

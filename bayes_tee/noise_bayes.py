@@ -249,7 +249,7 @@ def fit(
     target_accept: float = 0.9,
     n_draws: int = 1000,
     random_seed: int | None = None,
-    progress_bar: bool = False,
+    progressbar: bool = False,
 ) -> NoisePosterior:
     """Fit the Beta-Binomial noise model and draw the question accuracies.
 
@@ -278,7 +278,7 @@ def fit(
     if classes < 1 or int(classes) != classes:
         raise ValueError(f"classes must be a positive integer, got {classes!r}.")
     model = build_model(table, int(classes))
-    idata, timing = _sample(model, "nutpie", chains, tune, draws, target_accept, random_seed, progress_bar)
+    idata, timing = _sample(model, "nutpie", chains, tune, draws, target_accept, random_seed, progressbar)
     rng = np.random.default_rng(random_seed)
     u = draw_question_accuracies(idata, table, int(classes), n_draws, rng)
     info = {"classes": int(classes), "chains": chains, "draws": draws, "tune": tune, **timing["durations"]}

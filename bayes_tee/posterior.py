@@ -17,7 +17,6 @@ import warnings
 from pathlib import Path
 from typing import Literal
 
-import arviz as az
 import numpy as np
 import pandas as pd
 import xarray as xr
@@ -30,6 +29,7 @@ from .design import Design, Roles
 from .exceptions import DiagnosticWarning
 from .priors import PriorSpec
 from .terms import model_terms
+from .trees import draws_tree, group
 
 FORMAT = "bayes_tee-posterior-1"
 
@@ -39,8 +39,8 @@ class Posterior:
 
     Parameters
     ----------
-    idata : arviz.InferenceData
-        Draws; ``posterior`` holds ``sigma_<term>``, ``mu`` and ``<facet>_effect``.
+    idata : xarray.DataTree
+        Draws (ArviZ 1); its ``posterior`` group holds ``sigma_<term>``, ``mu`` and ``<facet>_effect``.
     design : Design
         The validated design the model was fitted to.
     priors : PriorSpec
@@ -53,7 +53,7 @@ class Posterior:
 
     def __init__(
         self,
-        idata: az.InferenceData,
+        idata: xr.DataTree,
         design: Design,
         priors: PriorSpec,
         method: str,
@@ -68,6 +68,11 @@ class Posterior:
 
     # -- draws -----------------------------------------------------------------------------
     @property
+    def _draws(self) -> xr.Dataset:
+        """The ``posterior`` group of :attr:`idata` as a Dataset."""
+        return group(self.idata, "posterior")
+
+    @property
     def terms(self) -> list:
         """The model's terms (components), in display order."""
         return list(self.design.terms)
@@ -78,7 +83,7 @@ class Posterior:
         Random and residual terms: ``sigma^2``. Fixed judge/temperature: the population
         variance (divide by L) of the level effects, per draw (seed 000 Eq. 7).
         """
-        post = self.idata.posterior
+        post = self._draws
         arrays = []
         for t in self.terms:
             x = post[t.var_name]
@@ -243,7 +248,7 @@ class Posterior:
         return self._stamp(table)
 
     def _draw_index(self, n_draws: int, rng: np.random.Generator) -> np.ndarray:
-        total = self.idata.posterior.sizes["chain"] * self.idata.posterior.sizes["draw"]
+        total = self._draws.sizes["chain"] * self._draws.sizes["draw"]
         return np.sort(rng.choice(total, size=min(n_draws, total), replace=False))
 
     def _layout(self, design: dict | None = None, strategy: str = "crossed"):
@@ -263,7 +268,7 @@ class Posterior:
         if estimand != "domain":
             raise ValueError("probability-scale shares of the GLMM are for estimand='domain'.")
         rng = np.random.default_rng(random_seed)
-        draws = pr.draws_from(self.idata.posterior, self.terms, self._draw_index(n_draws, rng), self.family)
+        draws = pr.draws_from(self._draws, self.terms, self._draw_index(n_draws, rng), self.family)
         observed = all(v is None for v in design.values())
         lay = self._layout(None if observed else design)
         labels, contrib, total = pr.probability_contributions(
@@ -507,7 +512,7 @@ class Posterior:
 
         self._check_judges(judges, n_judges)
         rng = np.random.default_rng(random_seed)
-        draws = pr.draws_from(self.idata.posterior, self.terms, self._draw_index(n_draws, rng), self.family)
+        draws = pr.draws_from(self._draws, self.terms, self._draw_index(n_draws, rng), self.family)
         kw = dict(sims_per_draw=sims_per_draw, judges=judges, estimand=estimand, categories=categories, rng=rng)
         if cells is not None:
             if isinstance(cells, str):
@@ -649,15 +654,15 @@ class Posterior:
         if self.family == "binomial":
             from . import predictive as pr
 
-            mu = self.idata.posterior["p_panel"].values.ravel()
+            mu = self._draws["p_panel"].values.ravel()
             est = float(np.median(mu))
             rng = np.random.default_rng(random_seed)
-            draws = pr.draws_from(self.idata.posterior, self.terms, self._draw_index(n_draws, rng), self.family)
+            draws = pr.draws_from(self._draws, self.terms, self._draw_index(n_draws, rng), self.family)
             err = pr.simulate_studies(draws, self.terms, self._layout(), sims_per_draw=sims_per_draw, rng=rng)["error"]
             tee_se = float(np.sqrt(np.mean(err**2)))
             half = float(np.quantile(np.abs(err), 1 - 2 * a))
         else:
-            mu = self.idata.posterior["mu"].values.ravel()
+            mu = self._draws["mu"].values.ravel()
             est = float(np.median(mu))
             contrib = comp.contributions(self.component_draws(), self.terms, self.design.counts)
             v = contrib.sum("component").values.ravel()
@@ -791,8 +796,8 @@ class Posterior:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         names = [t.var_name for t in self.terms] + ["mu"]
-        names += [v for v in ("p_panel",) if v in self.idata.posterior]  # the GLMM's panel mean
-        post = self.idata.posterior if keep_effects else self.idata.posterior[names]
+        names += [v for v in ("p_panel",) if v in self._draws]  # the GLMM's panel mean
+        post = self._draws if keep_effects else self._draws[names]
         meta = {
             "format": FORMAT,
             "version": _version(),
@@ -803,10 +808,7 @@ class Posterior:
         }
         post = post.assign_attrs(bayes_tee=json.dumps(meta))
         cells = xr.Dataset({c: ("cell", self.design.cells[c].to_numpy()) for c in self.design.cells.columns})
-        groups = {"posterior": post, "constant_data": cells}
-        if "sample_stats" in self.idata:
-            groups["sample_stats"] = self.idata.sample_stats
-        az.InferenceData(**groups).to_netcdf(str(path))
+        draws_tree(post, self.idata, constant_data=cells).to_netcdf(str(path), engine="h5netcdf")
         return path
 
 
@@ -832,13 +834,14 @@ def load(path: str | Path) -> Posterior:
     if not path.exists():
         raise FileNotFoundError(f"No file {str(path)!r}.")
     try:
-        idata = az.from_netcdf(str(path))
+        with xr.open_datatree(str(path), engine="h5netcdf") as opened:
+            idata = opened.load()
     except (OSError, ValueError) as err:
         raise ValueError(
             f"{str(path)!r} is not a bayes_tee posterior (cannot read it as netCDF: {err}); "
             "write one with Posterior.save() or `bayes-tee fit`."
         ) from None
-    raw = idata.posterior.attrs.get("bayes_tee") if "posterior" in idata else None
+    raw = idata["posterior"].attrs.get("bayes_tee") if "posterior" in idata.children else None
     if raw is None:
         raise ValueError(
             f"{str(path)!r} is not a bayes_tee posterior (no 'bayes_tee' attribute); "
@@ -847,7 +850,7 @@ def load(path: str | Path) -> Posterior:
     meta = json.loads(raw)
     if meta.get("format") != FORMAT:
         raise ValueError(f"{str(path)!r} has format {meta.get('format')!r}; this version reads {FORMAT!r}.")
-    cells = idata.constant_data.to_dataframe().reset_index(drop=True)
+    cells = group(idata, "constant_data").to_dataframe().reset_index(drop=True)
     design = _design_from_dict(meta["design"], cells)
     return Posterior(idata, design, PriorSpec.from_dict(meta["priors"]), meta["method"], meta.get("info"))
 

@@ -139,7 +139,7 @@ def projection_coverage(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DiagnosticWarning)
             post = fit_posterior(df, outcome="score", item="item", **roles, draws=draws, tune=tune,
-                                 random_seed=int(rng.integers(2**31)), progress_bar=False)
+                                 random_seed=int(rng.integers(2**31)), progressbar=False)
             d = post.dstudy(**target, level=level)
         rows.append({"rep": rep, "se_median": d["se_median"].iloc[0], "se_low": d["se_low"].iloc[0],
                      "se_high": d["se_high"].iloc[0], "diagnostics_ok": post.diagnostics()["ok"]})

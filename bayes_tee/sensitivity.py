@@ -3,7 +3,7 @@
 Two complementary checks:
 
 * :func:`power_scaling` (``post.sensitivity()``): the power-scaling diagnostic of Kallioinen
-  et al. (2023) through :func:`arviz.psens`. It perturbs the prior on the SDs (or the
+  et al. (2023) through :func:`arviz_stats.psense`. It perturbs the prior on the SDs (or the
   likelihood) by raising it to a power near 1, reweights the draws by importance sampling and
   measures how far each component's posterior moves (cumulative Jensen-Shannon distance per
   unit log-power). No refit. Above 0.05 for the prior means the prior is informative for that
@@ -30,13 +30,14 @@ import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import arviz as az
 import numpy as np
 import pandas as pd
 import xarray as xr
+from arviz_stats import psense
 
 from .exceptions import DiagnosticWarning
 from .priors import PriorSpec, get_prior
+from .trees import draws_tree, group
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -74,7 +75,7 @@ def log_densities(post: "Posterior") -> tuple[xr.Dataset, xr.DataArray]:
     method = "marginal" if post.method == "augmented" else post.method
     model = remove_value_transforms(build_model(post.design, post.priors, method=method))
     free = list(model.free_RVs)
-    P = post.idata.posterior
+    P = group(post.idata, "posterior")
     missing = [rv.name for rv in free if rv.name not in P]
     if missing:
         raise ValueError(
@@ -130,16 +131,18 @@ def power_scaling(post: "Posterior", *, delta: float = 0.01, threshold: float = 
     draws = post.component_draws()
     quantities = {t.label: draws.sel(component=t.label, drop=True) for t in post.terms
                   if not post._fixed_residual(t)}
-    quantities["mu"] = post.idata.posterior["mu"]
-    idata = az.InferenceData(
-        posterior=xr.Dataset(quantities),
+    quantities["mu"] = group(post.idata, "posterior")["mu"]
+    tree = draws_tree(
+        xr.Dataset(quantities),
         log_prior=log_prior[sd_vars],
         log_likelihood=xr.Dataset({"loglik": log_lik}),
     )
+    # power alpha in [1 / (1 + delta), 1 + delta]: the finite difference of Kallioinen et al.
+    alphas = (1.0 / (1.0 + delta), 1.0 + delta)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # psens' own divide warnings on constant draws
-        prior = az.psens(idata, component="prior", component_var_names=sd_vars, delta=delta)
-        lik = az.psens(idata, component="likelihood", delta=delta)
+        warnings.simplefilter("ignore", RuntimeWarning)  # psense's own divide warnings on constant draws
+        prior = psense(tree, group="prior", group_var_names=sd_vars, alphas=alphas)
+        lik = psense(tree, group="likelihood", alphas=alphas)
     rows = []
     for name in quantities:
         p, lk = float(prior[name]), float(lik[name])

@@ -34,7 +34,7 @@ def fits(n: int, draws: int, seed: int, *, reuse: bool) -> list[float]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", bt.DiagnosticWarning)
             bt.fit_posterior(df, **ROLES, draws=draws, tune=draws, random_seed=int(rng.integers(2**31)),
-                             progress_bar=False)
+                             progressbar=False)
         times.append(time.perf_counter() - t0)
     return times
 

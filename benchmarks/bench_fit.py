@@ -29,7 +29,7 @@ def run(df, method, draws, tune, seed=1, **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bt.DiagnosticWarning)
         post = bt.fit_posterior(df, **ROLES, method=method, draws=draws, tune=tune,
-                                random_seed=seed, progress_bar=False, **kw)
+                                random_seed=seed, progressbar=False, **kw)
     total = time.perf_counter() - t0
     d = post.diagnostics()
     per_1k = post.info["sample_s"] / (post.info["chains"] * (draws + tune)) * 1000

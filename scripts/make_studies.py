@@ -45,7 +45,7 @@ def staircase() -> None:
 
 
 def prior_sensitivity() -> None:
-    kw = dict(random_seed=1, progress_bar=False)
+    kw = dict(random_seed=1, progressbar=False)
     demo = bt.prior_sensitivity(bt.datasets.load("tee_demo"), **ROLES, category="category", **kw)
     demo.results.to_csv(OUT / "prior_sensitivity_demo.csv", index=False)
     print(demo.flagged().to_string())
@@ -67,7 +67,7 @@ def binary_pilot() -> None:
     df = df.rename(columns={"score": "safe"})
     cmp = bt.compare_links(df, outcome="safe", item="item", prompt="prompt", judge="judge",
                            temperature="temperature", replicate="replicate", category="category",
-                           random_seed=1, progress_bar=False)
+                           random_seed=1, progressbar=False)
     cmp.lpm.save(OUT / "binary94_lpm.nc")
     cmp.glmm.save(OUT / "binary94_glmm.nc")
     print(cmp.table.to_string())

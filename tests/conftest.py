@@ -28,7 +28,7 @@ def demo_df():
 @pytest.fixture(scope="session")
 def demo_post(demo_df):
     """The demo pilot with default sampler settings (the 'clean geometry' claim)."""
-    return bt.fit_posterior(demo_df, **DEMO_ROLES, random_seed=1, progress_bar=False)
+    return bt.fit_posterior(demo_df, **DEMO_ROLES, random_seed=1, progressbar=False)
 
 
 @pytest.fixture(scope="session")
@@ -38,7 +38,7 @@ def demo_post_cells(demo_df):
         warnings.simplefilter("ignore", bt.DiagnosticWarning)  # asserted in the test
         # 4 x 500 draws: each component's median has an MC error under 0.1 posterior SD
         return bt.fit_posterior(
-            demo_df, **DEMO_ROLES, method="cells", random_seed=2, progress_bar=False, draws=500, tune=500
+            demo_df, **DEMO_ROLES, method="cells", random_seed=2, progressbar=False, draws=500, tune=500
         )
 
 

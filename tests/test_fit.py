@@ -12,7 +12,7 @@ from bayes_tee.components import divisors
 
 ROLES = dict(outcome="score", item="item", prompt="prompt", judge="judge",
              temperature="temperature", replicate="replicate")
-FAST = dict(progress_bar=False)  # balanced fits sample in < 1 s: default 4 x (1000 + 1000)
+FAST = dict(progressbar=False)  # balanced fits sample in < 1 s: default 4 x (1000 + 1000)
 
 
 def covered(post, truth, level=0.9):
@@ -125,7 +125,7 @@ def test_unbalanced_data_use_the_augmented_model_and_recover():
               | (df["item"].isin(gap) & (df["prompt"] == "v2")))]
     with warnings.catch_warnings():
         warnings.simplefilter("error", bt.DiagnosticWarning)  # must pass at default settings
-        post = bt.fit_posterior(df, **ROLES, random_seed=4, progress_bar=False)
+        post = bt.fit_posterior(df, **ROLES, random_seed=4, progressbar=False)
     d = post.diagnostics()
     assert d["ok"] and d["divergences"] == 0, d
     assert post.method == "augmented" and not post.design.balanced

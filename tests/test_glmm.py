@@ -15,7 +15,7 @@ ROLES = dict(outcome="score", item="item", prompt="prompt", judge="judge", tempe
              replicate="replicate", category="category")
 LOGIT_COMPONENTS = {"item": 1.5, "category": 0.3, "prompt": 0.05, "item:prompt": 0.15, "item:temperature": 0.05,
                     "prompt:temperature": 0.02, "item:judge": 0.4, "prompt:judge": 0.05, "cell": 0.2}
-SAMPLER = dict(tune=600, draws=600, progress_bar=False)
+SAMPLER = dict(tune=600, draws=600, progressbar=False)
 # short test fits of sampled random effects: the tests assert their own diagnostic bounds
 pytestmark = pytest.mark.filterwarnings("ignore::bayes_tee.DiagnosticWarning")
 

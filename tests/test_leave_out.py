@@ -17,7 +17,7 @@ def odd_judge():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", bt.DiagnosticWarning)
         loo = bt.leave_one_out(df, "judge", **ROLES, shares_at=dict(n_judges=3), random_seed=1,
-                               draws=400, tune=400, progress_bar=False)
+                               draws=400, tune=400, progressbar=False)
     # short chains may fail a check; the result says which fits, never silently
     failed = set(loo.theta.loc[~loo.theta["diagnostics_ok"], "fit"])
     assert bool(failed) == any("Fits failing diagnostics" in str(w.message) for w in caught)

@@ -83,7 +83,7 @@ def arena_post():
     verdicts recoded in fit_posterior."""
     df = bt.simulate.pairwise_battles(n_items=150, n_prompts=5, n_judges=3, order_bias=0.4, random_seed=3)
     post = bt.fit_posterior(df, outcome="slot_winner", item="item", prompt="prompt", judge="judge",
-                            position="order", swapped="BA", random_seed=1, progress_bar=False)
+                            position="order", swapped="BA", random_seed=1, progressbar=False)
     return df, post
 
 

@@ -32,7 +32,7 @@ def test_failed_diagnostics_are_visible_everywhere():
                              random_seed=5)
     with pytest.warns(bt.DiagnosticWarning, match="ESS"):
         post = bt.fit_posterior(df, outcome="score", item="item", prompt="prompt", judge="judge",
-                                chains=2, tune=30, draws=20, random_seed=1, progress_bar=False)
+                                chains=2, tune=30, draws=20, random_seed=1, progressbar=False)
     for call in (post.components, post.shares, post.theta):
         with pytest.warns(bt.DiagnosticWarning):
             table = call()

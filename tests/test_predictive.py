@@ -137,7 +137,7 @@ def test_compiled_model_reuse_gives_the_same_draws():
     from bayes_tee import fit as fitmod
 
     kw = dict(outcome="score", item="item", prompt="prompt", judge="judge", replicate="replicate",
-              draws=200, tune=200, chains=2, random_seed=3, progress_bar=False)
+              draws=200, tune=200, chains=2, random_seed=3, progressbar=False)
     d1 = bt.simulate.tee_dgp(n_items=12, n_prompts=2, n_judges=2, n_temperatures=1, n_replicates=2, random_seed=1)
     d2 = bt.simulate.tee_dgp(n_items=12, n_prompts=2, n_judges=2, n_temperatures=1, n_replicates=2, random_seed=2)
     fitmod._COMPILED.clear()

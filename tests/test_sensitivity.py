@@ -18,7 +18,7 @@ def sens():
     df = bt.simulate.tee_dgp(n_items=30, n_prompts=3, n_judges=3, n_temperatures=2, n_replicates=3,
                              random_seed=11)
     return bt.prior_sensitivity(df, **ROLES, priors=["default", OVERWHELMING], draws=500, tune=500,
-                                random_seed=2, progress_bar=False)
+                                random_seed=2, progressbar=False)
 
 
 def test_log_density_is_the_model_logp(demo_post):

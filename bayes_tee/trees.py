@@ -1,0 +1,55 @@
+"""The ``xarray.DataTree`` a fit keeps, and plain-Dataset views of its groups.
+
+Every posterior in bayes_tee is an ArviZ 1 ``DataTree`` with a ``posterior`` group (the draws,
+dims ``chain, draw, ...``), the sampler's ``sample_stats`` and, once saved, ``constant_data``
+(the per-cell sufficient statistics).
+
+>>> import numpy as np, xarray as xr
+>>> post = xr.Dataset({"mu": (("chain", "draw"), np.zeros((2, 5)))})
+>>> tree = draws_tree(post)
+>>> sorted(tree.children)
+['posterior']
+>>> group(tree, "posterior")["mu"].shape
+(2, 5)
+"""
+
+from __future__ import annotations
+
+import xarray as xr
+
+
+def draws_tree(posterior: xr.Dataset, sampled: xr.DataTree | None = None, **groups: xr.Dataset) -> xr.DataTree:
+    """A ``DataTree`` of ``posterior``, the ``sample_stats`` of ``sampled`` (when it has them)
+    and any further ``groups`` (name -> Dataset).
+
+    Parameters
+    ----------
+    posterior : xarray.Dataset
+        Draws with dims ``chain, draw, ...``.
+    sampled : xarray.DataTree, optional
+        The sampler's output, whose ``sample_stats`` are kept (divergences, step sizes).
+    **groups : xarray.Dataset
+        Further groups, e.g. ``constant_data``.
+
+    Returns
+    -------
+    xarray.DataTree
+    """
+    nodes = {"posterior": posterior}
+    if sampled is not None and "sample_stats" in sampled.children:
+        nodes["sample_stats"] = sampled["sample_stats"].to_dataset()
+    nodes.update(groups)
+    return xr.DataTree.from_dict(nodes)
+
+
+def group(tree: xr.DataTree, name: str = "posterior") -> xr.Dataset:
+    """Group ``name`` of ``tree`` as an ``xarray.Dataset`` (a view: cheap, read-only).
+
+    Raises
+    ------
+    KeyError
+        When the tree has no such group.
+    """
+    if name not in tree.children:
+        raise KeyError(f"The posterior has no group {name!r}; it has {sorted(tree.children)}.")
+    return tree[name].dataset
