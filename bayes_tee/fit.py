@@ -270,8 +270,10 @@ def _sample_nutpie(model, chains, tune, draws, target_accept, seed, progressbar,
         # the initial-point function reads the cached model's data containers: update them
         # too, so a reused fit starts (and, seeded, ends) exactly as a fresh one would
         pm.set_data(reuse[1], model=old_model)
-        # data the compiled functions never read (e.g. a prior of another mode) are not theirs
-        compiled = compiled.with_data(**{k: v for k, v in reuse[1].items() if k in compiled.shared_data})
+        # data the compiled functions never read (e.g. a prior of another mode) are not theirs;
+        # nutpie keys its shared data by a uuid and names them through shared_var_keys
+        names = {var.name for var in compiled.shared_var_keys}
+        compiled = compiled.with_data(**{k: v for k, v in reuse[1].items() if k in names})
         reused = True
     else:
         reused = False

@@ -1,6 +1,7 @@
 """Execute every notebook top to bottom with few draws (BAYES_TEE_FAST=1)."""
 
 import os
+import re
 from pathlib import Path
 
 import nbformat
@@ -10,6 +11,7 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 SHARED = ROOT.parent / "shared" / "external"
+OWN_WARNINGS = re.compile(r"(Diagnostic|Design|Calibration)Warning")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
@@ -20,5 +22,11 @@ def test_notebook_runs(path, monkeypatch):
     if nb.metadata.get("bayes_tee", {}).get("needs_shared") and not SHARED.is_dir():
         pytest.skip(f"{path.name} reads ../shared/external, which is not beside the repo")
     NotebookClient(nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
-    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    errors = [o for o in outputs if o.get("output_type") == "error"]
     assert not errors
+    # no library noise for users: the only warnings a notebook may show are bayes_tee's own
+    # (a failed diagnostic, a design note), which are part of the answer
+    stderr = "".join(o.get("text", "") for o in outputs if o.get("name") == "stderr")
+    noise = [line for line in stderr.splitlines() if "Warning" in line and not OWN_WARNINGS.search(line)]
+    assert not noise, noise
