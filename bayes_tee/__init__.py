@@ -8,7 +8,7 @@
 >>> post.shares()  # doctest: +SKIP
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 from . import allocation, calibration, datasets, gaming, judge_baselines, noise, pairwise, priors, raee, sensitivity, simulate  # noqa: E402
 from .beta_prior import beta_from_mode  # noqa: E402

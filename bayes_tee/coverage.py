@@ -246,13 +246,14 @@ def coverage_study(
     n_workers: int | None = None,
     chunk_size: int | None = None,
     cache_dir: str | Path | None = None,
-    progress: bool = True,
+    progressbar: bool = True,
     n_components: int = 2,
     n_boot: int = 1000,
     dgp_kwargs: dict | None = None,
     draws: int = 500,
     tune: int = 500,
     chains: int = 4,
+    target_accept: float | None = None,
 ) -> CoverageStudy:
     """Coverage of each method's intervals over data sets simulated from ``dgp``.
 
@@ -283,7 +284,7 @@ def coverage_study(
         Data sets per task (default: about four tasks per worker per design).
     cache_dir : path, optional
         Write each finished chunk here and reuse finished ones: an interrupted study resumes.
-    progress : bool
+    progressbar : bool
         Show a progress bar (rich) over data sets.
     n_components : int
         Also cover the ``n_components`` largest true random components.
@@ -293,6 +294,8 @@ def coverage_study(
         Extra ``dgp`` arguments; default ``{"panel": "resample"}`` for ``tee_dgp``.
     draws, tune, chains : int
         Sampler settings of the Bayesian fits.
+    target_accept : float, optional
+        NUTS target acceptance of the Bayesian fits (default: :func:`bayes_tee.fit_posterior`'s).
 
     Returns
     -------
@@ -310,7 +313,7 @@ def coverage_study(
     levels = [float(x) for x in np.atleast_1d(level)]
     if dgp_kwargs is None:
         dgp_kwargs = {"panel": "resample"} if "panel" in inspect.signature(dgp).parameters else {}
-    fit_kwargs = dict(draws=draws, tune=tune, chains=chains)
+    fit_kwargs = dict(draws=draws, tune=tune, chains=chains, target_accept=target_accept)
     n_workers = n_workers or os.cpu_count() or 1
     root = np.random.SeedSequence(random_seed)
     seeds = [[int(s.generate_state(1)[0]) for s in ds.spawn(n_sims)] for ds in root.spawn(len(designs))]
@@ -342,7 +345,7 @@ def coverage_study(
             part.to_csv(cache / key / f"sims_{part['sim'].min():05d}_{part['sim'].max():05d}.csv", index=False)
 
     t0 = time.perf_counter()
-    with _progress(progress, sum(len(t[2]) for t in tasks)) as advance:
+    with _progress(progressbar, sum(len(t[2]) for t in tasks)) as advance:
         if executor is None and n_workers == 1:
             for i, key, sims in tasks:
                 store(key, _run_chunk(*args(i, sims)))

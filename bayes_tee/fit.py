@@ -245,6 +245,8 @@ def _sample(model, sampler, chains, tune, draws, target_accept, seed, progressba
                 target_accept=target_accept,
                 random_seed=seed,
                 progressbar=progressbar,
+                quiet=not progressbar,
+                nuts_sampler="pymc",  # PyMC 6 would hand NUTS to nutpie when it is installed
                 compute_convergence_checks=False,
             )
         t2 = time.perf_counter()

@@ -849,7 +849,12 @@ def load(path: str | Path) -> Posterior:
         )
     meta = json.loads(raw)
     if meta.get("format") != FORMAT:
-        raise ValueError(f"{str(path)!r} has format {meta.get('format')!r}; this version reads {FORMAT!r}.")
+        raise ValueError(
+            f"{str(path)!r} was written by bayes_tee {meta.get('version', '?')} in format "
+            f"{meta.get('format')!r}; bayes_tee {_version()} reads {FORMAT!r}. Load it with the version "
+            "that wrote it, or refit the data and save again with this one "
+            "(`bayes-tee fit data.csv ... --out file.nc`, or Posterior.save)."
+        )
     cells = group(idata, "constant_data").to_dataframe().reset_index(drop=True)
     design = _design_from_dict(meta["design"], cells)
     return Posterior(idata, design, PriorSpec.from_dict(meta["priors"]), meta["method"], meta.get("info"))

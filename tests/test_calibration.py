@@ -35,6 +35,7 @@ def test_beta_from_mode_hits_its_mode_and_mass():
         bt.beta_from_mode(0.9)
 
 
+@pytest.mark.slow
 def test_a_perfect_judge_gives_the_beta_binomial_posterior():
     """Se = Sp = 1 (a prior concentrated there): verdicts are the truth, so the accuracy
     posterior is Beta(1 + positives, 1 + negatives) over test and calibration items."""
@@ -107,6 +108,7 @@ def gap_sweep():
     return reps
 
 
+@pytest.mark.slow
 def test_the_gap_diagnostic_warns_against_shared_calibration(gap_sweep):
     """Diagnostics come from the calibration items alone: the same data read as a shared-mode
     fit must warn that the gap contradicts the shared assumption; the per-system modes do not."""
@@ -123,6 +125,7 @@ def test_the_gap_diagnostic_warns_against_shared_calibration(gap_sweep):
     assert (hier["sd_low"] > 0).all() and hier["sd_high"].max() < 3
 
 
+@pytest.mark.slow
 def test_shared_calibration_biases_the_comparison_and_the_bayesian_modes_cover(gap_sweep):
     def summary(key):
         hits = np.array([r[key][0] for r in gap_sweep if key in r])
@@ -141,6 +144,7 @@ def test_shared_calibration_biases_the_comparison_and_the_bayesian_modes_cover(g
         assert np.mean([r[f"{mode}_ok"] for r in gap_sweep if mode in r]) >= 0.75, mode
 
 
+@pytest.mark.slow
 def test_near_zero_youden_gives_a_wide_interval_and_a_warning():
     test, calib = judge_calibration({"A": 0.6}, se=0.52, sp=0.5, n_test=400, n_calib=120, random_seed=5)
     with pytest.warns(bt.CalibrationWarning, match="barely separates"):
@@ -152,6 +156,7 @@ def test_near_zero_youden_gives_a_wide_interval_and_a_warning():
     assert cal.diagnostics().iloc[0]["p_J_small"] > 0.5
 
 
+@pytest.mark.slow
 def test_several_judges_sharpen_the_latent_truth():
     test, calib = judge_calibration({"A": 0.6}, se=0.8, sp=0.8, n_test=400, n_calib=100, n_judges=3, random_seed=8)
     one = quiet_calibrate(test[test.judge == "judge1"], calib[calib.judge == "judge1"], calibration="shared",
@@ -165,6 +170,7 @@ def test_several_judges_sharpen_the_latent_truth():
     assert three.convergence()["ok"]
 
 
+@pytest.mark.slow
 def test_arena_battles_calibrate_with_warnings_and_finite_answers():
     arena = bt.datasets.load("arena_judge_calibration")
     assert arena.attrs["licence"] == "MIT" and arena["id"].nunique() == 877

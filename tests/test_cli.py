@@ -1,4 +1,5 @@
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -37,6 +38,7 @@ def test_fit_reports_a_missing_column_with_exit_1(tmp_path, capsys):
     assert "Did you mean 'score'" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_summary_dstudy_allocate_and_json(pilot, capsys):
     nc = str(pilot / "pilot.nc")
     assert main(["summary", nc]) == 0
@@ -130,3 +132,16 @@ def test_every_user_error_exits_1_without_traceback(pilot, argv, message, capsys
     assert main([a.format(d=pilot) for a in argv]) == 1
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+@pytest.mark.slow
+def test_demo_in_a_fresh_process_prints_no_library_warnings(tmp_path):
+    """What a new user sees: the demo's output and nothing from PyTensor, ArviZ, numba or xarray."""
+    exe = shutil.which("bayes-tee")
+    if exe is None:
+        pytest.skip("the bayes-tee entry point is not installed in this environment")
+    out = subprocess.run([exe, "demo", "--out", str(tmp_path), "--quiet"], capture_output=True, text=True,
+                         timeout=900, env={**os.environ, "PYTHONWARNINGS": "default"})
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "Diagnostics:" in out.stdout and (tmp_path / "shares.png").exists()
+    assert not [line for line in out.stderr.splitlines() if re.search(r"Warning|warn", line)], out.stderr[-2000:]

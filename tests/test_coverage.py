@@ -17,9 +17,10 @@ def small_facets():
     """Seed 000's small-facet pilot (V=3, M=3, H=3; N=30, R=3), 60 simulated data sets,
     every method; the compiled model is reused across them."""
     return bt.simulate.coverage_study(bt.simulate.tee_dgp, [SMALL], n_sims=60, level=0.9, random_seed=5,
-                                      n_workers=1, progress=False, n_boot=400, draws=300, tune=300)
+                                      n_workers=1, progressbar=False, n_boot=400, draws=300, tune=300)
 
 
+@pytest.mark.slow
 def test_bayes_covers_at_small_facets(small_facets):
     t = small_facets.table().set_index(["method", "target"])
     for target in ("theta (panel)", "theta (TEE)"):
@@ -49,11 +50,12 @@ def test_intervals_match_their_truth_column(small_facets):
     assert panel["truth"].nunique() > 3  # a new judge/temperature panel per data set
 
 
+@pytest.mark.slow
 def test_parallel_dask_and_cache_give_the_same_study(tmp_path):
     from distributed import Client, LocalCluster
 
     kw = dict(designs=[dict(SMALL, n_items=12)], level=[0.9, 0.95], random_seed=3, methods=CHEAP,
-              n_boot=200, progress=False)
+              n_boot=200, progressbar=False)
     ref = bt.simulate.coverage_study(bt.simulate.tee_dgp, n_sims=6, n_workers=1, **kw).results
     pool = bt.simulate.coverage_study(bt.simulate.tee_dgp, n_sims=6, n_workers=2, chunk_size=2, **kw).results
     pd.testing.assert_frame_equal(ref, pool)
@@ -70,11 +72,12 @@ def test_parallel_dask_and_cache_give_the_same_study(tmp_path):
     pd.testing.assert_frame_equal(ref, resumed.results, check_dtype=False)
 
 
+@pytest.mark.slow
 def test_staircase_of_the_plugin():
     """Seed 000 App. E.4 with the plug-in: the naive interval collapses as N grows, and each
     facet added to the design restores coverage of the population mean."""
     study = coverage_staircase(n_items=(20, 300), n_sims=100, level=0.95, random_seed=2,
-                               methods=("naive", "anova_wald"), n_workers=1, progress=False)
+                               methods=("naive", "anova_wald"), n_workers=1, progressbar=False)
     t = study.table().join(study.results.drop_duplicates("design").set_index("design")[["scenario", "n_items"]],
                            on="design")
     t = t[t["target"] == "theta (TEE)"]

@@ -47,6 +47,7 @@ def larger():
     return simulate_and_fit(100, 5, 5, data_seed=12, fit_seed=2)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("which", ["pilot", "larger"])
 def test_parameter_recovery(which, request):
     df, post = request.getfixturevalue(which)
@@ -83,6 +84,7 @@ def test_posterior_medians_match_the_anova_ems_estimates(larger):
     assert checked >= 4
 
 
+@pytest.mark.slow
 def test_small_facet_where_reml_is_singular_gets_a_proper_posterior():
     # V=3, M=3 pilot with no true prompt variance: pick the first seed whose ANOVA/EMS estimate
     # of the prompt variance is negative, i.e. where REML reports exactly zero.
@@ -112,6 +114,7 @@ def test_demo_clean_geometry_with_default_settings(demo_post):
     assert demo_post.method == "balanced"
 
 
+@pytest.mark.slow
 def test_unbalanced_data_use_the_augmented_model_and_recover():
     df = bt.simulate.tee_dgp(n_items=40, n_prompts=3, n_judges=3, n_temperatures=2, n_replicates=4,
                              judge_effects=[-0.2, 0.05, 0.15], random_seed=21)

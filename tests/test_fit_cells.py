@@ -9,6 +9,7 @@ import pytest
 import bayes_tee as bt
 
 
+@pytest.mark.slow
 def test_cell_model_agrees_with_the_balanced_shortcut(demo_post, demo_post_cells, agrees_with_the_balanced_shortcut):
     agrees_with_the_balanced_shortcut(demo_post, demo_post_cells)
 

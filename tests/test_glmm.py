@@ -52,6 +52,7 @@ def _covered(post, truth):
     return {r.component: bool(r.low <= truth[r.component] <= r.high) for r in c.itertuples()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("which", ["half", "high"])
 def test_recovery_on_the_logit_scale(which, request):
     df, post = request.getfixturevalue(which)
@@ -84,6 +85,7 @@ def test_probability_scale_theta_matches_the_data(which, request):
     assert th["tee_se"] > 3 * th["naive_se"]  # judges and prompts add far more than call noise
 
 
+@pytest.mark.slow
 def test_probability_shares_agree_with_the_lpm_near_one_half(half):
     df, glmm = half
     lpm = _fit(df, random_seed=3)
@@ -112,6 +114,7 @@ def test_glmm_projection_by_simulation(half):
     assert (sim["coverage_naive"] < 0.6).all()
 
 
+@pytest.mark.slow
 def test_degenerate_cells_and_a_category_always_one():
     df = bt.simulate.tee_dgp(n_items=16, n_prompts=2, n_judges=2, n_temperatures=1, n_replicates=3, n_categories=4,
                              components={"item": 2.0}, mu=1.0, outcome="logit", random_seed=9)

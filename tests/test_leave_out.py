@@ -24,6 +24,7 @@ def odd_judge():
     return df, loo
 
 
+@pytest.mark.slow
 def test_dropping_the_odd_judge_removes_the_judge_share(odd_judge):
     df, loo = odd_judge
     s = loo.shares.set_index(["fit", "component"])

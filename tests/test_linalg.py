@@ -53,6 +53,7 @@ def design_for(case):
         return bt.validate_design(df, **{k: v for k, v in roles.items() if v in df}, **extra)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["categories", "few_patterns", "item_prompt", "random_judge"])
 def test_marginal_loglik_is_the_dense_gaussian(case):
     design = design_for(case)

@@ -146,6 +146,7 @@ def test_plot_paired_noise(tmp_path):
     fig.savefig(tmp_path / "noise.png")
 
 
+@pytest.mark.slow
 @needs_noises
 def test_bayesian_intervals_cover_the_exact_estimates_at_large_k_and_stay_positive_at_small_k():
     df = pd.read_csv(NOISES / "input_table_math500_cot.csv", index_col=0)

@@ -14,6 +14,7 @@ SHARED = ROOT.parent / "shared" / "external"
 OWN_WARNINGS = re.compile(r"(Diagnostic|Design|Calibration)Warning")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_runs(path, monkeypatch):
     monkeypatch.setenv("BAYES_TEE_FAST", "1")

@@ -87,6 +87,7 @@ def arena_post():
     return df, post
 
 
+@pytest.mark.slow
 def test_position_effect_matches_order_bias(arena_post):
     df, post = arena_post
     assert post.method == "balanced"

@@ -1,4 +1,6 @@
+import json
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -27,6 +29,7 @@ def test_load_refuses_foreign_files(tmp_path):
         bt.load(tmp_path / "missing.nc")
 
 
+@pytest.mark.slow
 def test_failed_diagnostics_are_visible_everywhere():
     df = bt.simulate.tee_dgp(n_items=10, n_prompts=2, n_judges=2, n_temperatures=1, n_replicates=2,
                              random_seed=5)
@@ -75,3 +78,26 @@ def test_reference_posterior_in_models_loads():
     truth = bt.datasets.truth("tee_demo")
     inside = sum(comp.loc[k, "low"] <= v <= comp.loc[k, "high"] for k, v in truth.items())
     assert inside >= 10
+
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def test_a_file_written_by_version_0_1_loads_as_a_datatree(tmp_path):
+    """tests/data/tee_demo_v0_1.nc was written by bayes_tee 0.1.0 (PyMC 5, ArviZ 0.x InferenceData)."""
+    old = bt.load(DATA / "tee_demo_v0_1.nc")
+    assert isinstance(old.idata, xr.DataTree)
+    assert json.loads(old.idata["posterior"].attrs["bayes_tee"])["version"] == "0.1.0"
+    assert old.diagnostics()["ok"] and old.method == "balanced"
+    again = bt.load(old.save(tmp_path / "resaved.nc"))
+    pd.testing.assert_frame_equal(again.components(), old.components())
+    assert json.loads(again.idata["posterior"].attrs["bayes_tee"])["version"] == bt.__version__
+
+
+def test_an_unknown_format_is_refused_naming_the_version_and_the_fix(tmp_path):
+    tree = xr.open_datatree(DATA / "tee_demo_v0_1.nc", engine="h5netcdf").load()
+    meta = json.loads(tree["posterior"].attrs["bayes_tee"])
+    tree["posterior"].attrs["bayes_tee"] = json.dumps({**meta, "format": "bayes_tee-posterior-9", "version": "9.0"})
+    tree.to_netcdf(tmp_path / "future.nc", engine="h5netcdf")
+    with pytest.raises(ValueError, match=r"bayes_tee 9\.0 .*bayes-tee fit"):
+        bt.load(tmp_path / "future.nc")

@@ -67,6 +67,7 @@ def test_panel_judges_follow_the_finite_population_correction(demo_post):
         dict(estimand="finite"),
     ],
 )
+@pytest.mark.slow
 def test_simulation_agrees_with_the_closed_form(demo_post, kw):
     sim = demo_post.simulate_design(**kw, n_draws=150, sims_per_draw=150, random_seed=4).iloc[0]
     tol = 4 * sim["rmse_mcse"] / sim["rmse"]
@@ -133,6 +134,7 @@ def test_seed002_strategies_match_their_closed_forms():
     assert np.mean(sim_c["variance"]) < np.mean(sim_b["variance"])
 
 
+@pytest.mark.slow
 def test_compiled_model_reuse_gives_the_same_draws():
     from bayes_tee import fit as fitmod
 
@@ -155,6 +157,7 @@ def test_compiled_model_reuse_gives_the_same_draws():
         np.testing.assert_array_equal(reused.idata.posterior[v].values, fresh.idata.posterior[v].values)
 
 
+@pytest.mark.slow
 def test_projection_interval_covers_the_se_of_repeated_studies():
     """Pilots from the seed-000 DGP (N30 V3 M3 H2 R3) projected to N120 V5: the 90% interval of
     the projected SE contains the empirical SD of theta_hat over simulated studies of that

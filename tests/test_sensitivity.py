@@ -37,6 +37,7 @@ def test_log_density_is_the_model_logp(demo_post):
         assert total == pytest.approx(float(fn(point)), rel=1e-8)
 
 
+@pytest.mark.slow
 def test_an_overwhelming_prior_is_flagged(sens):
     """The power-scaling diagnostic flags the crushed SDs; under the default prior the
     well-identified components (item, cell, replicate) are not prior-sensitive."""
