@@ -3,6 +3,8 @@ import os
 import re
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -137,8 +139,8 @@ def test_every_user_error_exits_1_without_traceback(pilot, argv, message, capsys
 @pytest.mark.slow
 def test_demo_in_a_fresh_process_prints_no_library_warnings(tmp_path):
     """What a new user sees: the demo's output and nothing from PyTensor, ArviZ, numba or xarray."""
-    exe = shutil.which("bayes-tee")
-    if exe is None:
+    exe = Path(sys.executable).with_name("bayes-tee")
+    if not exe.exists():
         pytest.skip("the bayes-tee entry point is not installed in this environment")
     out = subprocess.run([exe, "demo", "--out", str(tmp_path), "--quiet"], capture_output=True, text=True,
                          timeout=900, env={**os.environ, "PYTHONWARNINGS": "default"})
