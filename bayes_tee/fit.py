@@ -26,12 +26,14 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
+import nutpie
 import pymc as pm
 import xarray as xr
 
 from . import diagnostics as diag
 from .design import Design, validate_design
 from .augment import MAX_LATENT_SHARE, augment_layout
+from .compile import compile_cached, compile_native, data_names
 from .model import LOGISTIC_VARIANCE, balanced_data, binomial_centering, binomial_data, build_model, marginal_cost
 from .posterior import Posterior
 from .priors import PriorSpec, get_prior
@@ -41,6 +43,11 @@ from .trees import draws_tree
 #: Above this many floating-point operations per log-density evaluation the marginal model is
 #: slower than sampling the random effects (measured: ~1e6 flops run in ~0.3 ms here).
 MAX_MARGINAL_FLOPS = 5e7
+
+#: Likelihoods with a handful of parameters and a log density that costs microseconds: compiled
+#: through PyTensor's disk cache, so a new process on the same layout skips the numba compile
+#: (benchmarks/bench_compile.py); the others use nutpie's GIL-free C callback.
+DISK_CACHED_METHODS = frozenset({"balanced"})
 
 #: Compiled balanced models kept in this process, by layout (see :func:`layout_key`).
 _COMPILED: OrderedDict[str, object] = OrderedDict()
@@ -205,7 +212,8 @@ def fit_posterior(
         reuse = (layout_key(design, spec, method, binomial_centering(design)), binomial_data(design))
     else:
         reuse = None
-    idata, timing = _sample(model, sampler, chains, tune, draws, target_accept, seed, progressbar, reuse)
+    idata, timing = _sample(model, sampler, chains, tune, draws, target_accept, seed, progressbar, reuse,
+                            cached=method in DISK_CACHED_METHODS)
     posterior = idata["posterior"].to_dataset()
     posterior = posterior[[v for v in posterior.data_vars if not str(v).endswith("__")]]
     if design.family == "binomial":  # the logistic residual, fixed: a constant "draw"
@@ -227,14 +235,17 @@ def fit_posterior(
     return post
 
 
-def _sample(model, sampler, chains, tune, draws, target_accept, seed, progressbar, reuse=None):
+def _sample(model, sampler, chains, tune, draws, target_accept, seed, progressbar, reuse=None, cached=False):
+    """Sample ``model``; ``reuse=(layout key, data)`` reuses a compiled model of this process,
+    ``cached=True`` compiles through PyTensor's disk cache (:mod:`bayes_tee.compile`)."""
     start = time.perf_counter()
     if sampler == "nutpie":
         with warnings.catch_warnings():
             # numba's hint that np.dot is faster on contiguous arrays, raised while compiling
             # the Woodbury terms on a cold cache: a compiler note, not a user problem
             warnings.filterwarnings("ignore", category=_numba_performance_warning())
-            return _sample_nutpie(model, chains, tune, draws, target_accept, seed, progressbar, reuse, start)
+            return _sample_nutpie(model, chains, tune, draws, target_accept, seed, progressbar, reuse, start,
+                                  cached)
     if sampler == "pymc":
         with model:
             idata = pm.sample(
@@ -263,8 +274,7 @@ def _numba_performance_warning() -> type[Warning]:
     return NumbaPerformanceWarning
 
 
-def _sample_nutpie(model, chains, tune, draws, target_accept, seed, progressbar, reuse, start):
-    import nutpie
+def _sample_nutpie(model, chains, tune, draws, target_accept, seed, progressbar, reuse, start, cached):
 
     if reuse is not None and reuse[0] in _COMPILED:
         _COMPILED.move_to_end(reuse[0])
@@ -272,14 +282,13 @@ def _sample_nutpie(model, chains, tune, draws, target_accept, seed, progressbar,
         # the initial-point function reads the cached model's data containers: update them
         # too, so a reused fit starts (and, seeded, ends) exactly as a fresh one would
         pm.set_data(reuse[1], model=old_model)
-        # data the compiled functions never read (e.g. a prior of another mode) are not theirs;
-        # nutpie keys its shared data by a uuid and names them through shared_var_keys
-        names = {var.name for var in compiled.shared_var_keys}
+        # data the compiled functions never read (e.g. a prior of another mode) are not theirs
+        names = data_names(compiled)
         compiled = compiled.with_data(**{k: v for k, v in reuse[1].items() if k in names})
         reused = True
     else:
         reused = False
-        compiled = nutpie.compile_pymc_model(model)
+        compiled = compile_cached(model) if cached else compile_native(model)
         if reuse is not None:
             _COMPILED[reuse[0]] = (model, compiled)
             while len(_COMPILED) > _COMPILED_MAX:
