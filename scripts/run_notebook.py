@@ -9,10 +9,12 @@ wall time; exits non-zero when a cell fails.
 from __future__ import annotations
 
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import nbformat
+from jupyter_client import KernelManager
 from nbclient import NotebookClient
 
 
@@ -20,8 +22,10 @@ def main(src: str, dst: str) -> None:
     path = Path(src).resolve()
     nb = nbformat.read(path, as_version=4)
     t0 = time.perf_counter()
-    NotebookClient(nb, timeout=None, kernel_name="python3",
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    with tempfile.TemporaryDirectory() as tmp:
+        # IPC sockets in a private folder: no TCP ports, and no "running over TCP" warning
+        km = KernelManager(kernel_name="python3", transport="ipc", ip=str(Path(tmp) / "kernel"))
+        NotebookClient(nb, km=km, timeout=None, resources={"metadata": {"path": str(path.parent)}}).execute()
     Path(dst).parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, dst)
     print(f"{path.name}: executed in {time.perf_counter() - t0:.0f} s -> {dst}")

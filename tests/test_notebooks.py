@@ -6,6 +6,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from jupyter_client import KernelManager
 from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -16,13 +17,15 @@ OWN_WARNINGS = re.compile(r"(Diagnostic|Design|Calibration)Warning")
 
 @pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
-def test_notebook_runs(path, monkeypatch):
+def test_notebook_runs(path, monkeypatch, tmp_path):
     monkeypatch.setenv("BAYES_TEE_FAST", "1")
     monkeypatch.setenv("MPLBACKEND", "Agg")
     nb = nbformat.read(path, as_version=4)
     if nb.metadata.get("bayes_tee", {}).get("needs_shared") and not SHARED.is_dir():
         pytest.skip(f"{path.name} reads ../shared/external, which is not beside the repo")
-    NotebookClient(nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+    # IPC sockets in a private folder: no TCP ports, and no "running over TCP" warning
+    km = KernelManager(kernel_name="python3", transport="ipc", ip=str(tmp_path / "kernel"))
+    NotebookClient(nb, km=km, timeout=900, resources={"metadata": {"path": str(path.parent)}}).execute()
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     errors = [o for o in outputs if o.get("output_type") == "error"]
     assert not errors
