@@ -808,7 +808,11 @@ class Posterior:
         }
         post = post.assign_attrs(bayes_tee=json.dumps(meta))
         cells = xr.Dataset({c: ("cell", self.design.cells[c].to_numpy()) for c in self.design.cells.columns})
-        draws_tree(post, self.idata, constant_data=cells).to_netcdf(str(path), engine="h5netcdf")
+        tree = draws_tree(post, self.idata, constant_data=cells)
+        # compressed, as ArviZ 0.x wrote them: draws of SDs compress about twofold
+        encoding = {f"/{name}": {v: {"zlib": True, "complevel": 4} for v in node.data_vars}
+                    for name, node in tree.children.items()}
+        tree.to_netcdf(str(path), engine="h5netcdf", encoding=encoding)
         return path
 
 

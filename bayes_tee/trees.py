@@ -27,7 +27,8 @@ def draws_tree(posterior: xr.Dataset, sampled: xr.DataTree | None = None, **grou
     posterior : xarray.Dataset
         Draws with dims ``chain, draw, ...``.
     sampled : xarray.DataTree, optional
-        The sampler's output, whose ``sample_stats`` are kept (divergences, step sizes).
+        The sampler's output, whose numeric ``sample_stats`` are kept (divergences, step
+        sizes, tree depths, energies).
     **groups : xarray.Dataset
         Further groups, e.g. ``constant_data``.
 
@@ -37,7 +38,10 @@ def draws_tree(posterior: xr.Dataset, sampled: xr.DataTree | None = None, **grou
     """
     nodes = {"posterior": posterior}
     if sampled is not None and "sample_stats" in sampled.children:
-        nodes["sample_stats"] = sampled["sample_stats"].to_dataset()
+        stats = sampled["sample_stats"].to_dataset()
+        # numeric statistics only: nutpie's per-draw divergence messages are strings that
+        # would double a saved posterior's size (whether a draw diverged is kept)
+        nodes["sample_stats"] = stats[[v for v in stats.data_vars if stats[v].dtype.kind in "biuf"]]
     nodes.update(groups)
     return xr.DataTree.from_dict(nodes)
 

@@ -14,6 +14,7 @@ def test_cell_model_agrees_with_the_balanced_shortcut(demo_post, demo_post_cells
     agrees_with_the_balanced_shortcut(demo_post, demo_post_cells)
 
 
+@pytest.mark.slow  # the cell-model fixture takes a minute
 def test_log_densities_need_the_effects_of_a_cell_model(tmp_path, demo_post_cells):
     """Power-scaling needs the likelihood per draw: a cell-level fit has it in memory, not
     after saving without its random effects."""
