@@ -80,7 +80,7 @@ models: $(STAMP)
 	$(BIN)/python scripts/calibration_sweep.py --reps 40
 
 ## Seed 000's safety demonstration in full: refit the LPM, GLMM, prior presets and leave-one-judge-out
-## from ../shared, save models/safety_*, write out/00_safety_paper.ipynb (about 27 min on 2 cores)
+## from ../shared, save models/safety_*, write out/00_safety_paper.ipynb (about 26 min on 2 cores)
 paper: $(STAMP)
 	BAYES_TEE_REFIT=1 MPLBACKEND=Agg $(BIN)/python scripts/run_notebook.py notebooks/00_safety_paper.ipynb out/00_safety_paper.ipynb
 
