@@ -147,13 +147,17 @@ def test_compiled_model_reuse_gives_the_same_draws():
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bt.DiagnosticWarning)
-        bt.fit_posterior(d1, **kw)
-        reused = bt.fit_posterior(d2, **kw)
-        assert reused.info["reused_compiled"]
+        first = bt.fit_posterior(d1, **kw)  # a new layout: PyTensor's disk-cached functions
+        again = bt.fit_posterior(d1, **kw)  # refitted in-process: nutpie's C callback, once
+        reused = bt.fit_posterior(d2, **kw)  # ... then reused with new scores
+        assert (first.info["compiled_with"], again.info["compiled_with"]) == ("cached", "native")
+        assert not again.info["reused_compiled"] and reused.info["reused_compiled"]
         fitmod._COMPILED.clear()
         fresh = bt.fit_posterior(d2, **kw)
-        assert not fresh.info["reused_compiled"]
+        assert not fresh.info["reused_compiled"] and fresh.info["compiled_with"] == "cached"
+    # both compile paths and the reuse give the same draws
     for v in ("sigma_item", "mu", "judge_effect"):
+        np.testing.assert_array_equal(first.idata.posterior[v].values, again.idata.posterior[v].values)
         np.testing.assert_array_equal(reused.idata.posterior[v].values, fresh.idata.posterior[v].values)
 
 
