@@ -14,8 +14,17 @@ import time
 from pathlib import Path
 
 import nbformat
-from jupyter_client import KernelManager
 from nbclient import NotebookClient
+from traitlets.config import Config
+
+
+def ipc_config(folder: Path) -> Config:
+    """Kernel over IPC sockets in ``folder``: no TCP ports, no "running over TCP" warning; the
+    client still owns (and shuts down) the kernel it starts."""
+    config = Config()
+    config.KernelManager.transport = "ipc"
+    config.KernelManager.ip = str(folder / "kernel")
+    return config
 
 
 def main(src: str, dst: str) -> None:
@@ -24,8 +33,8 @@ def main(src: str, dst: str) -> None:
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         # IPC sockets in a private folder: no TCP ports, and no "running over TCP" warning
-        km = KernelManager(kernel_name="python3", transport="ipc", ip=str(Path(tmp) / "kernel"))
-        NotebookClient(nb, km=km, timeout=None, resources={"metadata": {"path": str(path.parent)}}).execute()
+        NotebookClient(nb, timeout=None, kernel_name="python3", config=ipc_config(Path(tmp)),
+                       resources={"metadata": {"path": str(path.parent)}}).execute()
     Path(dst).parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, dst)
     print(f"{path.name}: executed in {time.perf_counter() - t0:.0f} s -> {dst}")

@@ -34,10 +34,11 @@ def test_bayes_covers_at_small_facets(small_facets):
     assert t["n_sims"].eq(60).all()
     # widths: the posterior pays for the uncertainty in the facet variances
     assert t.loc[("bayes", "theta (TEE)"), "mean_width"] > t.loc[("anova_wald", "theta (TEE)"), "mean_width"]
-    # compiled at most once (not at all when an earlier test in this process compiled the
-    # same layout), then every refit only swaps the data
+    # compiled at most twice (the first fit through the disk cache, the second natively for the
+    # refits; fewer when an earlier test in this process compiled the same layout), then every
+    # refit only swaps the data
     assert small_facets.info["n_bayes_fits"] == 60
-    assert small_facets.info["n_compiles"] <= 1
+    assert small_facets.info["n_compiles"] <= 2
     assert len(small_facets.plot().axes) == 4
 
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from jupyter_client import KernelManager
 from nbclient import NotebookClient
+from traitlets.config import Config
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -24,8 +24,11 @@ def test_notebook_runs(path, monkeypatch, tmp_path):
     if nb.metadata.get("bayes_tee", {}).get("needs_shared") and not SHARED.is_dir():
         pytest.skip(f"{path.name} reads ../shared/external, which is not beside the repo")
     # IPC sockets in a private folder: no TCP ports, and no "running over TCP" warning
-    km = KernelManager(kernel_name="python3", transport="ipc", ip=str(tmp_path / "kernel"))
-    NotebookClient(nb, km=km, timeout=900, resources={"metadata": {"path": str(path.parent)}}).execute()
+    config = Config()
+    config.KernelManager.transport = "ipc"
+    config.KernelManager.ip = str(tmp_path / "kernel")
+    NotebookClient(nb, timeout=900, kernel_name="python3", config=config,
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     errors = [o for o in outputs if o.get("output_type") == "error"]
     assert not errors
