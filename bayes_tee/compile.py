@@ -32,12 +32,12 @@ from pymc.initial_point import make_initial_point_fn
 
 
 def compile_native(model: pm.Model):
-    """nutpie's numba C callback (no GIL; recompiled in every process)."""
+    """Compile through nutpie's numba C callback (no GIL; recompiled in every process)."""
     return nutpie.compile_pymc_model(model)
 
 
 def compile_cached(model: pm.Model):
-    """Python callbacks into PyTensor's disk-cached numba functions.
+    """Compile through Python callbacks into PyTensor's disk-cached numba functions.
 
     The initial points follow nutpie's defaults (PyMC's support point, jittered), so a fit is
     the same model and the same initialisation as through :func:`compile_native`.
@@ -65,7 +65,8 @@ def compile_cached(model: pm.Model):
     def make_expand(seed1, seed2, chain):
         def expand(x, **data):
             values = expand_jit(x, *[data[n] for n in expand_names])
-            return {n: np.ascontiguousarray(v, dtype=float64).reshape(s) for n, v, s in zip(names, values, shapes)}
+            return {n: np.ascontiguousarray(v, dtype=float64).reshape(s)
+                    for n, v, s in zip(names, values, shapes)}
 
         return expand
 
@@ -84,9 +85,3 @@ def compile_cached(model: pm.Model):
         reparameterized_names=reparameterized,
     )
 
-
-def data_names(compiled) -> set[str]:
-    """Names of the data containers a compiled model reads (what ``with_data`` accepts)."""
-    if hasattr(compiled, "shared_var_keys"):  # native: shared data keyed by uuid
-        return {var.name for var in compiled.shared_var_keys}
-    return set(compiled._shared_data)

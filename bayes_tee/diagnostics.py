@@ -6,7 +6,8 @@ no divergences.
 
 >>> import numpy as np, xarray as xr
 >>> rng = np.random.default_rng(0)
->>> tree = xr.DataTree.from_dict({"posterior": xr.Dataset({"mu": (("chain", "draw"), rng.normal(size=(4, 500)))})})
+>>> post = xr.Dataset({"mu": (("chain", "draw"), rng.normal(size=(4, 500)))})
+>>> tree = xr.DataTree.from_dict({"posterior": post})
 >>> d = check(tree, ["mu"])
 >>> d["ok"], d["divergences"]
 (True, 0)
@@ -28,8 +29,10 @@ MIN_ESS = 400
 
 
 def check(tree: xr.DataTree, var_names: list[str]) -> dict:
-    """Diagnostics over ``var_names`` of ``tree``'s posterior (arviz-stats' rank-normalised
-    split R-hat, bulk and tail ESS) and the divergences in its ``sample_stats``.
+    """Diagnose ``var_names`` of ``tree``'s posterior and its sampler statistics.
+
+    arviz-stats' rank-normalised split R-hat, bulk and tail ESS, and the divergences in
+    ``sample_stats``.
 
     Returns
     -------

@@ -25,15 +25,15 @@ from collections import OrderedDict
 from typing import Literal
 
 import numpy as np
-import pandas as pd
 import nutpie
+import pandas as pd
 import pymc as pm
 import xarray as xr
 
 from . import diagnostics as diag
 from .design import Design, validate_design
 from .augment import MAX_LATENT_SHARE, augment_layout
-from .compile import compile_cached, compile_native, data_names
+from .compile import compile_cached, compile_native
 from .model import LOGISTIC_VARIANCE, balanced_data, binomial_centering, binomial_data, build_model, marginal_cost
 from .posterior import Posterior
 from .priors import PriorSpec, get_prior
@@ -236,8 +236,11 @@ def fit_posterior(
 
 
 def _sample(model, sampler, chains, tune, draws, target_accept, seed, progressbar, reuse=None, cached=False):
-    """Sample ``model``; ``reuse=(layout key, data)`` reuses a compiled model of this process,
-    ``cached=True`` compiles through PyTensor's disk cache (:mod:`bayes_tee.compile`)."""
+    """Sample ``model`` with nutpie or PyMC.
+
+    ``reuse=(layout key, data)`` reuses a compiled model of this process; ``cached=True``
+    compiles a new layout through PyTensor's disk cache (:mod:`bayes_tee.compile`).
+    """
     start = time.perf_counter()
     if sampler == "nutpie":
         with warnings.catch_warnings():
@@ -275,7 +278,6 @@ def _numba_performance_warning() -> type[Warning]:
 
 
 def _sample_nutpie(model, chains, tune, draws, target_accept, seed, progressbar, reuse, start, cached):
-
     entry = _COMPILED.get(reuse[0]) if reuse is not None else None
     if entry is not None and entry[2] == "native":
         _COMPILED.move_to_end(reuse[0])
@@ -283,8 +285,9 @@ def _sample_nutpie(model, chains, tune, draws, target_accept, seed, progressbar,
         # the initial-point function reads the cached model's data containers: update them
         # too, so a reused fit starts (and, seeded, ends) exactly as a fresh one would
         pm.set_data(reuse[1], model=old_model)
-        # data the compiled functions never read (e.g. a prior of another mode) are not theirs
-        names = data_names(compiled)
+        # data the compiled functions never read (e.g. a prior of another mode) are not theirs;
+        # nutpie keys its shared data by a uuid and names them through shared_var_keys
+        names = {var.name for var in compiled.shared_var_keys}
         compiled = compiled.with_data(**{k: v for k, v in reuse[1].items() if k in names})
         reused = True
     else:

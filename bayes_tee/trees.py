@@ -18,9 +18,13 @@ from __future__ import annotations
 import xarray as xr
 
 
-def draws_tree(posterior: xr.Dataset, sampled: xr.DataTree | None = None, **groups: xr.Dataset) -> xr.DataTree:
-    """A ``DataTree`` of ``posterior``, the ``sample_stats`` of ``sampled`` (when it has them)
-    and any further ``groups`` (name -> Dataset).
+def draws_tree(
+    posterior: xr.Dataset, sampled: xr.DataTree | None = None, **groups: xr.Dataset
+) -> xr.DataTree:
+    """Build the ``DataTree`` a fit keeps.
+
+    ``posterior``, the numeric ``sample_stats`` of ``sampled`` (when it has them) and any
+    further ``groups`` (name -> Dataset).
 
     Parameters
     ----------
