@@ -281,7 +281,7 @@ class PairedNoise:
         """
         from .noise_bayes import fit
 
-        return fit(self.table, **kwargs)
+        return fit(self.table, **{"small_k_correction": self.small_k_correction, **kwargs})
 
     def plot(self, *, within: float | None = 0.2, ax=None, **kwargs):
         """Seed 001 Fig. 1: paired SEs against accuracy, with the Beta-theory curve."""

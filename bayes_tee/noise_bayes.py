@@ -248,6 +248,7 @@ def fit(
     chains: int = 4,
     target_accept: float = 0.9,
     n_draws: int = 1000,
+    small_k_correction: bool = True,
     random_seed: int | None = None,
     progressbar: bool = False,
 ) -> NoisePosterior:
@@ -262,6 +263,8 @@ def fit(
     draws, tune, chains, target_accept : sampler settings (nutpie).
     n_draws : int
         Posterior draws of the question accuracies used for the components (thinned evenly).
+    small_k_correction : bool
+        Passed to the exact estimator shown beside the posterior (``*_exact`` columns).
     random_seed : int, optional
 
     Examples
@@ -282,6 +285,6 @@ def fit(
     rng = np.random.default_rng(random_seed)
     u = draw_question_accuracies(idata, table, int(classes), n_draws, rng)
     info = {"classes": int(classes), "chains": chains, "draws": draws, "tune": tune, **timing["durations"]}
-    post = NoisePosterior(idata, u, PairedNoise(table), int(classes), info)
+    post = NoisePosterior(idata, u, PairedNoise(table, small_k_correction=small_k_correction), int(classes), info)
     diag.warn_if_failed(post.diagnostics(), stacklevel=2)
     return post

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -184,3 +185,17 @@ def test_bayesian_noise_refuses_real_valued_metrics():
                        "correct": [0.2, 0.5, 0.9, 0.1, 0.3, 0.4, 0.8, 0.0]})
     with pytest.raises(bt.DesignError, match="binary metric"):
         bt.noise.paired(df).bayes()
+
+
+def test_bayes_keeps_the_exact_estimators_small_k_setting():
+    rng = np.random.default_rng(5)
+    df, _ = _binomial_panel(rng, n_q=60, k=(2, 4), models=2)
+    for correction in (True, False):
+        nz = bt.noise.paired(df, count="count", small_k_correction=correction)
+        with warnings.catch_warnings():  # few draws: only the exact columns are checked here
+            warnings.simplefilter("ignore", bt.DiagnosticWarning)
+            nb = nz.bayes(draws=100, tune=100, chains=2, n_draws=50, random_seed=1)
+            shown = nb.models().set_index("model").loc[nb.models_, "SE_exact"]
+        assert nb.exact.small_k_correction is correction
+        exact = nz.models().set_index("model").loc[nb.models_]
+        np.testing.assert_allclose(shown, exact["SE"])
