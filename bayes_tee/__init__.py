@@ -6,21 +6,30 @@
 ...                         temperature="temperature", replicate="replicate",
 ...                         category="category", random_seed=1)  # doctest: +SKIP
 >>> post.shares()  # doctest: +SKIP
+
+The package is one room per topic (see the README's layout section): :mod:`bayes_tee.tee`
+(the TEE / G-theory core), :mod:`bayes_tee.calibration`, :mod:`bayes_tee.pairwise`,
+:mod:`bayes_tee.noise`, :mod:`bayes_tee.studies` (``bt.simulate``), :mod:`bayes_tee.plots`,
+with shared machinery in ``bayes_tee._core``.
 """
 
-__version__ = "0.2.0"
+from . import allocation, calibration, datasets, noise, pairwise, plots, studies
+from ._core import priors
+from ._core.beta_prior import beta_from_mode
+from ._core.exceptions import CalibrationWarning, DesignError, DesignWarning, DiagnosticWarning
+from ._core.version import __version__
+from .calibration import JudgeCalibration, baselines as judge_baselines, calibrate
+from .pairwise import raee
+from .tee import components, gaming, sensitivity
+from .tee.anova import anova_estimates
+from .tee.design import Design, validate_design
+from .tee.fit import fit_posterior
+from .tee.posterior import Posterior, load
+from .tee.refits import LeaveOneOut, compare_links, leave_one_out
+from .tee.sensitivity import prior_sensitivity
 
-from . import allocation, calibration, datasets, gaming, judge_baselines, noise, pairwise, priors, raee, sensitivity, simulate  # noqa: E402
-from .beta_prior import beta_from_mode  # noqa: E402
-from .calibration import JudgeCalibration, calibrate  # noqa: E402
-from .anova import anova_estimates  # noqa: E402
-from .design import Design, validate_design  # noqa: E402
-from .exceptions import CalibrationWarning, DesignError, DesignWarning, DiagnosticWarning  # noqa: E402
-from .fit import fit_posterior  # noqa: E402
-from .leave_out import LeaveOneOut, leave_one_out  # noqa: E402
-from .links import compare_links  # noqa: E402
-from .posterior import Posterior, load  # noqa: E402
-from .sensitivity import prior_sensitivity  # noqa: E402
+#: ``bt.simulate`` is the studies package: data-generating processes and coverage studies.
+simulate = studies
 
 __all__ = [
     "CalibrationWarning",
@@ -31,21 +40,28 @@ __all__ = [
     "JudgeCalibration",
     "LeaveOneOut",
     "Posterior",
+    "__version__",
     "allocation",
     "anova_estimates",
     "beta_from_mode",
     "calibrate",
     "calibration",
     "compare_links",
+    "components",
     "datasets",
     "fit_posterior",
+    "gaming",
     "judge_baselines",
     "leave_one_out",
     "load",
     "noise",
+    "pairwise",
+    "plots",
     "prior_sensitivity",
     "priors",
+    "raee",
     "sensitivity",
     "simulate",
+    "studies",
     "validate_design",
 ]

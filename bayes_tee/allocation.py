@@ -39,7 +39,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .exceptions import DesignError, DesignWarning
+from ._core.exceptions import DesignError, DesignWarning
+from .plots import plot_allocation
 
 __all__ = ["STRATEGIES", "AllocationComparison", "compare", "components_from", "schedule", "simulate"]
 
@@ -220,7 +221,7 @@ def components_from(
     From a mapping or DataFrame with keys ``scenario, generation, judge, residual`` (scalars
     or draws): used as given (``judge`` is the pool's population variance); ``pool`` required.
     """
-    from .posterior import Posterior
+    from .tee.posterior import Posterior
 
     if isinstance(source, Posterior):
         if source.family != "gaussian":
@@ -319,9 +320,8 @@ class AllocationComparison:
 
     def plot(self, ax=None, **kwargs):
         """Var(mean) against the budget per item, one band per strategy (seed 002 Fig. 2)."""
-        from .plots import plot_allocation
-
-        return plot_allocation(self, ax=ax, **kwargs)
+        return plot_allocation(self.table(), n_items=self.n_items, pool=self.pool, level=self.level, ax=ax,
+                               **kwargs)
 
     def __repr__(self) -> str:
         return f"AllocationComparison(n_items={self.n_items}, pool={self.pool}, {len(self._draws)} cells)"

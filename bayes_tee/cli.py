@@ -21,8 +21,8 @@ import sys
 import warnings
 from pathlib import Path
 
-from . import diagnostics as diag
-from .exceptions import DesignError, DiagnosticWarning
+from ._core import diagnostics as diag
+from ._core.exceptions import DesignError, DiagnosticWarning
 
 ROLE_FLAGS = ("outcome", "item", "prompt", "judge", "temperature", "replicate", "category", "position")
 
@@ -53,7 +53,7 @@ def _report(post, out: Path | None) -> None:
 
 
 def _fit(args, df, roles):
-    from .fit import fit_posterior
+    from .tee.fit import fit_posterior
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DiagnosticWarning)  # the summary prints it
@@ -227,7 +227,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _run(args) -> object:
-    from .posterior import load
+    from .tee.posterior import load
 
     if args.command in ("summary", "dstudy", "allocate", "report"):
         post = load(args.posterior)
@@ -275,7 +275,7 @@ def _run(args) -> object:
         df = _read(args.data)
         roles = _roles(args)
         if args.dry_run:
-            from .design import validate_design
+            from .tee.design import validate_design
 
             d = validate_design(df, **roles, swapped=args.swapped, family=args.family, warn=False)
             print(repr(d))

@@ -1,7 +1,7 @@
 """Data sets shipped with the package.
 
 ``tee_demo`` is a fixed simulated pilot (40 items in 4 categories, 3 prompt variants, 3 judges,
-2 temperatures, 3 replicates; 2,160 calls) drawn from :func:`bayes_tee.simulate.tee_dgp` with
+2 temperatures, 3 replicates; 2,160 calls) drawn from :func:`bayes_tee.studies.tee_dgp` with
 the seed 000 Table 8 components; its true components are stored beside it.
 Regenerate it with ``python -m bayes_tee.datasets``.
 
@@ -42,7 +42,7 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 
-from .simulate import tee_dgp
+from .studies.dgp import tee_dgp
 
 _DEMOS = {
     "tee_demo": dict(

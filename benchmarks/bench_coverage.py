@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 
 import bayes_tee as bt
-from bayes_tee import fit as fit_module
+from bayes_tee._core import sampling
 
 PILOT = dict(n_items=30, n_prompts=3, n_judges=3, n_temperatures=3, n_replicates=3)
 ROLES = dict(outcome="score", item="item", prompt="prompt", judge="judge", temperature="temperature",
@@ -29,7 +29,7 @@ def fits(n: int, draws: int, seed: int, *, reuse: bool) -> list[float]:
     for _ in range(n):
         df = bt.simulate.tee_dgp(**PILOT, panel="resample", random_seed=rng)
         if not reuse:
-            fit_module._COMPILED.clear()
+            sampling.clear_cache()
         t0 = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", bt.DiagnosticWarning)
@@ -46,7 +46,7 @@ def main() -> None:
     ap.add_argument("--draws", type=int, default=500)
     a = ap.parse_args()
     fresh = fits(a.baseline_fits, a.draws, 1, reuse=False)
-    fit_module._COMPILED.clear()  # the reuse series pays its own first compile
+    sampling.clear_cache()  # the reuse series pays its own first compile
     reused = fits(a.fits + 1, a.draws, 2, reuse=True)
     first, rest = reused[0], np.array(reused[1:])
     print(f"recompile every fit: {np.mean(fresh):6.2f} s per fit (n={len(fresh)})")

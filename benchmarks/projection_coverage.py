@@ -14,7 +14,7 @@ import argparse
 import time
 import warnings
 
-from bayes_tee import repeated as rp
+from bayes_tee.studies import repeated as rp
 
 CASES = [
     ("pilot N30 V3 M3 H2 R3 -> N120 V5", dict(n_items=30, n_prompts=3, n_judges=3, n_temperatures=2, n_replicates=3),

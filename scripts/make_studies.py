@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 import bayes_tee as bt
-from bayes_tee.coverage import coverage_staircase
+from bayes_tee.studies.coverage import coverage_staircase
 
 OUT = Path(__file__).resolve().parents[1] / "models"
 SMALL = dict(n_items=30, n_prompts=3, n_judges=3, n_temperatures=3, n_replicates=3)

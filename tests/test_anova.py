@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 import bayes_tee as bt
-from bayes_tee.anova import anova_estimates, strata
+from bayes_tee.tee.anova import anova_estimates, strata
 
 ROLES = dict(outcome="score", item="item", prompt="prompt", judge="judge",
              temperature="temperature", replicate="replicate", category="category")

@@ -5,7 +5,7 @@ import inspect
 import pytest
 
 import bayes_tee as bt
-from bayes_tee import noise_bayes
+from bayes_tee.noise import bayes as noise_bayes
 
 PYMC_NAMES = {"draws", "tune", "chains", "target_accept", "random_seed", "progressbar"}
 

@@ -9,9 +9,9 @@ import pytensor.tensor as pt
 import pytest
 
 import bayes_tee as bt
-from bayes_tee.augment import augment_layout
-from bayes_tee.fit import choose_method
-from bayes_tee.model import build_model
+from bayes_tee.tee.augment import augment_layout
+from bayes_tee.tee.likelihoods import choose_method
+from bayes_tee.tee.likelihoods import build_model
 
 
 def unbalanced(case):

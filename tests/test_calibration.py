@@ -8,9 +8,9 @@ import pytest
 from scipy import stats
 
 import bayes_tee as bt
-from bayes_tee import judge_baselines as jb
-from bayes_tee.calibration import calibrate, split
-from bayes_tee.simulate import judge_calibration
+from bayes_tee.calibration import baselines as jb
+from bayes_tee.calibration.fit import calibrate, split
+from bayes_tee.studies.dgp import judge_calibration
 
 FAST = dict(chains=4, draws=500, tune=500)
 #: fits whose diagnostics a test asserts clean: 4 x 500 draws leave R-hat at the 1.01 edge
@@ -112,7 +112,7 @@ def gap_sweep():
 def test_the_gap_diagnostic_warns_against_shared_calibration(gap_sweep):
     """Diagnostics come from the calibration items alone: the same data read as a shared-mode
     fit must warn that the gap contradicts the shared assumption; the per-system modes do not."""
-    from bayes_tee.calibration import JudgeCalibration
+    from bayes_tee.calibration.fit import JudgeCalibration
 
     cal = gap_sweep[0]["system_fit"]
     gaps = cal.gaps().iloc[0]

@@ -2,14 +2,14 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from bayes_tee.components import (
+from bayes_tee.tee.components import (
     components_table,
     divisors,
     normal_mixture_quantile,
     shares_table,
     vartheta_contributions,
 )
-from bayes_tee.terms import model_terms
+from bayes_tee.tee.terms import model_terms
 
 TERMS = model_terms(("item", "prompt", "temperature", "judge"), replicates=True, category=True)
 LABELS = [t.label for t in TERMS]

@@ -5,8 +5,7 @@ import pandas as pd
 import pytest
 
 import bayes_tee as bt
-from bayes_tee.coverage import coverage_staircase
-from bayes_tee.plots import plot_staircase
+from bayes_tee.studies.coverage import coverage_staircase
 
 SMALL = dict(n_items=30, n_prompts=3, n_judges=3, n_temperatures=3, n_replicates=3)
 CHEAP = ("naive", "anova_wald", "bootstrap")
@@ -87,7 +86,7 @@ def test_staircase_of_the_plugin():
     assert cov[("A", "naive", 300)] < 0.3
     assert cov[("B", "anova_wald", 300)] < cov[("C", "anova_wald", 300)] < cov[("D", "anova_wald", 300)]
     assert cov[("D", "anova_wald", 300)] > 0.8
-    assert len(plot_staircase(study, method="anova_wald").axes) == 1
+    assert len(study.plot_staircase(method="anova_wald").axes) == 1
 
 
 def test_bad_method_is_refused():

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import bayes_tee as bt
-from bayes_tee import dstudy as ds
+from bayes_tee.tee import dstudy as ds
 
 DEMO = Path(__file__).resolve().parents[1] / "models" / "tee_demo.nc"
 

@@ -18,7 +18,7 @@ def test_cell_model_agrees_with_the_balanced_shortcut(demo_post, demo_post_cells
 def test_log_densities_need_the_effects_of_a_cell_model(tmp_path, demo_post_cells):
     """Power-scaling needs the likelihood per draw: a cell-level fit has it in memory, not
     after saving without its random effects."""
-    from bayes_tee.sensitivity import log_densities
+    from bayes_tee.tee.psens import log_densities
 
     demo_post_cells.save(tmp_path / "cells.nc")
     with pytest.raises(ValueError, match="keep_effects"):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import bayes_tee as bt
-from bayes_tee.terms import model_terms
+from bayes_tee.tee.terms import model_terms
 
 ROLES = dict(outcome="score", item="item", prompt="prompt", judge="judge", temperature="temperature",
              replicate="replicate", category="category")

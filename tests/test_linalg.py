@@ -7,8 +7,8 @@ import pytest
 from scipy import stats
 
 import bayes_tee as bt
-from bayes_tee.model import build_model, marginal_layout, term_levels
-from bayes_tee.terms import cell_term
+from bayes_tee.tee.likelihoods import build_model, marginal_layout, term_levels
+from bayes_tee.tee.terms import cell_term
 
 
 def dense_logpdf(design, value):

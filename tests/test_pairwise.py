@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 
 import bayes_tee as bt
-from bayes_tee.pairwise import ELO_SCALE, expected_max_normal, from_elo, to_elo
+from bayes_tee.pairwise.verdicts import ELO_SCALE, expected_max_normal, from_elo, to_elo
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "external"
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import bayes_tee as bt
-from bayes_tee.plugin import plugin_fit
+from bayes_tee.studies.plugin import plugin_fit
 
 ROLES = dict(outcome="score", item="item", prompt="prompt", judge="judge", replicate="replicate")
 PILOT = dict(n_items=30, n_prompts=3, n_judges=3, n_temperatures=1, n_replicates=3)

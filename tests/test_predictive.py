@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 
 import bayes_tee as bt
-from bayes_tee import dstudy as ds
-from bayes_tee import predictive as pr
-from bayes_tee import repeated as rp
-from bayes_tee.terms import model_terms
+from bayes_tee.tee import dstudy as ds
+from bayes_tee.tee import predictive as pr
+from bayes_tee.studies import repeated as rp
+from bayes_tee.tee.terms import model_terms
 
 
 def _layout_variance(post, design: dict, n_draws=60, **kw):
@@ -136,13 +136,13 @@ def test_seed002_strategies_match_their_closed_forms():
 
 @pytest.mark.slow
 def test_compiled_model_reuse_gives_the_same_draws():
-    from bayes_tee import fit as fitmod
+    from bayes_tee._core import sampling
 
     kw = dict(outcome="score", item="item", prompt="prompt", judge="judge", replicate="replicate",
               draws=200, tune=200, chains=2, random_seed=3, progressbar=False)
     d1 = bt.simulate.tee_dgp(n_items=12, n_prompts=2, n_judges=2, n_temperatures=1, n_replicates=2, random_seed=1)
     d2 = bt.simulate.tee_dgp(n_items=12, n_prompts=2, n_judges=2, n_temperatures=1, n_replicates=2, random_seed=2)
-    fitmod._COMPILED.clear()
+    sampling.clear_cache()
     import warnings
 
     with warnings.catch_warnings():
@@ -152,7 +152,7 @@ def test_compiled_model_reuse_gives_the_same_draws():
         reused = bt.fit_posterior(d2, **kw)  # ... then reused with new scores
         assert (first.info["compiled_with"], again.info["compiled_with"]) == ("cached", "native")
         assert not again.info["reused_compiled"] and reused.info["reused_compiled"]
-        fitmod._COMPILED.clear()
+        sampling.clear_cache()
         fresh = bt.fit_posterior(d2, **kw)
         assert not fresh.info["reused_compiled"] and fresh.info["compiled_with"] == "cached"
     # both compile paths and the reuse give the same draws

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 import bayes_tee as bt
-from bayes_tee.priors import PriorSpec, SDPrior
-from bayes_tee.sensitivity import log_densities
+from bayes_tee._core.priors import PriorSpec, SDPrior
+from bayes_tee.tee.psens import log_densities
 
 ROLES = dict(outcome="score", item="item", prompt="prompt", judge="judge", temperature="temperature",
              replicate="replicate")
@@ -25,7 +25,7 @@ def test_log_density_is_the_model_logp(demo_post):
     """Prior + likelihood per draw equals the model's joint log density (no Jacobian)."""
     from pymc.model.transform.conditioning import remove_value_transforms
 
-    from bayes_tee.model import build_model
+    from bayes_tee.tee.likelihoods import build_model
 
     prior, lik = log_densities(demo_post)
     model = remove_value_transforms(build_model(demo_post.design, demo_post.priors, method=demo_post.method))

@@ -1,4 +1,4 @@
-from bayes_tee.terms import cell_term, model_terms
+from bayes_tee.tee.terms import cell_term, model_terms
 
 
 def labels(*facets, **kw):

@@ -1,0 +1,13 @@
+"""Paired prediction-vs-data noise of benchmark comparisons (seed 001): the exact estimator
+(:mod:`~bayes_tee.noise.exact`) and its Beta-Binomial posterior (:mod:`~bayes_tee.noise.bayes`).
+
+>>> import bayes_tee as bt
+>>> nz = bt.noise.paired(df, model="model", question="question", correct="correct")  # doctest: +SKIP
+"""
+
+from . import bayes, exact
+from .bayes import NoisePosterior
+from .exact import PairedNoise, QuestionTable, beta_theory_se, paired, question_table
+
+__all__ = ["NoisePosterior", "PairedNoise", "QuestionTable", "bayes", "beta_theory_se", "exact", "paired",
+           "question_table"]

@@ -1,0 +1,365 @@
+"""Data-generating processes with known variance components.
+
+:func:`tee_dgp` draws a fully crossed pilot from the crossed random-effects model of seed 000
+(Eq. 1) with the component values of its Table 8 as defaults. The true values are returned in
+``df.attrs["truth"]`` on the same scale and with the same labels as
+:meth:`bayes_tee.Posterior.components`, so recovery checks are one comparison.
+
+>>> import bayes_tee as bt
+>>> df = bt.simulate.tee_dgp(n_items=20, n_prompts=3, n_judges=3, n_temperatures=1,
+...                          n_replicates=2, random_seed=0)
+>>> len(df), df.attrs["truth"]["item:judge"]
+(360, 0.02)
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from ..tee.terms import FACETS, cell_term, model_terms
+
+#: Seed 000, Table 8. ``cell`` is the table's residual (sigma_epsilon^2); the table lists no
+#: replicate noise, so ``replicate`` is our choice. ``item`` is the within-category variance.
+TABLE8_COMPONENTS: dict[str, float] = {
+    "item": 0.04,
+    "category": 0.015,
+    "prompt": 0.015,
+    "item:prompt": 0.008,
+    "item:temperature": 0.008,
+    "prompt:temperature": 0.003,
+    "item:judge": 0.02,
+    "prompt:judge": 0.003,
+    "cell": 0.03,
+    "replicate": 0.02,
+}
+#: Seed 000, Table 8: judge and temperature level effects {-0.15, 0, 0.15}, population variance 0.015.
+TABLE8_SENSITIVITY: dict[str, float] = {"judge": 0.015, "temperature": 0.015}
+
+
+def spread_levels(n_levels: int, population_variance: float) -> np.ndarray:
+    """Evenly spaced, centred level effects with the given population variance (1/L).
+
+    >>> spread_levels(3, 0.015).round(3).tolist()
+    [-0.15, 0.0, 0.15]
+    """
+    if n_levels == 1:
+        return np.zeros(1)
+    x = np.linspace(-1.0, 1.0, n_levels)
+    return x * np.sqrt(population_variance / np.mean(x**2))
+
+
+def panel_effects(
+    n_levels: int, sensitivity: float, panel: str = "fixed", rng: np.random.Generator | None = None
+) -> np.ndarray:
+    """Level effects of a judge or temperature panel (see ``panel`` in :func:`tee_dgp`).
+
+    >>> panel_effects(3, 0.015).round(3).tolist()
+    [-0.15, 0.0, 0.15]
+    """
+    rng = np.random.default_rng(rng)
+    if panel == "fixed":
+        return spread_levels(n_levels, sensitivity)
+    if panel == "resample":
+        return rng.choice(spread_levels(3, sensitivity), size=n_levels)
+    if panel == "normal":
+        return rng.normal(0.0, np.sqrt(sensitivity), size=n_levels)
+    raise ValueError(f"panel must be 'fixed', 'resample' or 'normal', got {panel!r}.")
+
+
+def tee_dgp(
+    n_items: int = 30,
+    n_prompts: int = 3,
+    n_judges: int = 3,
+    n_temperatures: int = 3,
+    n_replicates: int = 5,
+    n_categories: int | None = None,
+    *,
+    components: dict[str, float] | None = None,
+    judge_effects: np.ndarray | None = None,
+    temperature_effects: np.ndarray | None = None,
+    mu: float = 0.5,
+    outcome: Literal["gaussian", "threshold", "bernoulli", "logit"] = "gaussian",
+    panel: Literal["fixed", "resample", "normal"] = "fixed",
+    random_seed: int | np.random.Generator | None = None,
+) -> pd.DataFrame:
+    """Simulate a fully crossed evaluation from the TEE model.
+
+    Parameters
+    ----------
+    n_items, n_prompts, n_judges, n_temperatures, n_replicates : int
+        Design. A facet with one level gets no column (and no terms).
+    n_categories : int, optional
+        Items are dealt round-robin into this many categories; ``None`` or 1: no categories
+        (and no ``category`` component).
+    components : dict, optional
+        Variances by component label, overriding :data:`TABLE8_COMPONENTS` (missing labels keep
+        the default; set a label to 0 to switch the term off).
+    judge_effects, temperature_effects : array, optional
+        Fixed level effects; default: evenly spaced with population variance 0.015 (Table 8).
+    mu : float
+        Grand mean.
+    panel : {"fixed", "resample", "normal"}
+        How the judge and temperature effects are drawn when not given. ``fixed``: evenly
+        spaced levels with the Table 8 population variance (the same panel every call).
+        ``resample``: each level drawn with replacement from the three Table 8 levels
+        ``{-0.15, 0, 0.15}``, a new panel "like these" per data set (what another equally good
+        pipeline would use; this is what the TEE interval targets, and it gives a single-level
+        facet its constant bias, as in seed 000 App. E.4 scenario A). ``normal``: each level
+        drawn from ``N(0, 0.015)``.
+    outcome : {"gaussian", "threshold", "bernoulli"}
+        ``gaussian`` returns the continuous score; ``threshold`` returns ``1[score > mu]``;
+        ``bernoulli`` draws ``Bernoulli(clip(score, 0, 1))``. For those binary outcomes the
+        truth stays on the latent continuous scale. ``logit`` is the logit GLMM: ``mu`` and
+        every component are on the logit scale, each call is ``Bernoulli(inv_logit(cell
+        predictor))`` (the Bernoulli draw is the call-level noise, so ``replicate`` is the
+        logistic pi^2/3 in the truth and the ``replicate`` component is not drawn).
+    random_seed : int or Generator, optional
+        Seed; the same seed gives the same data.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``item``, ``category`` (if any), ``prompt``, ``temperature``, ``judge``,
+        ``replicate``, ``score``; ``df.attrs["truth"]`` maps component label -> true value
+        (the realised population variance for judge and temperature). For the continuous
+        outcome ``df.attrs["theta"]`` is the population mean ``mu`` (the TEE target) and
+        ``df.attrs["theta_panel"]`` the mean for this judge/temperature panel, ``mu`` plus
+        the average judge and temperature effect (the panel target).
+
+    Examples
+    --------
+    >>> df = tee_dgp(n_items=10, n_replicates=2, components={"prompt": 0.0}, random_seed=1)
+    >>> df.attrs["truth"]["prompt"]
+    0.0
+    """
+    rng = np.random.default_rng(random_seed)
+    comp = {**TABLE8_COMPONENTS, **(components or {})}
+    N, V, H, M, R = n_items, n_prompts, n_temperatures, n_judges, n_replicates
+    C = n_categories if n_categories and n_categories > 1 else 0
+    tau = (
+        np.asarray(temperature_effects, float)
+        if temperature_effects is not None
+        else panel_effects(H, TABLE8_SENSITIVITY["temperature"], panel, rng)
+    )
+    lam = (
+        np.asarray(judge_effects, float)
+        if judge_effects is not None
+        else panel_effects(M, TABLE8_SENSITIVITY["judge"], panel, rng)
+    )
+    if tau.shape != (H,) or lam.shape != (M,):
+        raise ValueError("temperature_effects / judge_effects need one value per level.")
+
+    def draw(label: str, *shape: int) -> np.ndarray:
+        return rng.normal(0.0, np.sqrt(comp[label]), size=shape)
+
+    item_cat = np.arange(N) % C if C else np.zeros(N, dtype=int)
+    a = draw("item", N) + (draw("category", C)[item_cat] if C else 0.0)
+    y = (
+        mu
+        + a[:, None, None, None, None]
+        + draw("prompt", V)[None, :, None, None, None]
+        + tau[None, None, :, None, None]
+        + lam[None, None, None, :, None]
+        + draw("item:prompt", N, V)[:, :, None, None, None]
+        + draw("item:temperature", N, H)[:, None, :, None, None]
+        + draw("prompt:temperature", V, H)[None, :, :, None, None]
+        + draw("item:judge", N, M)[:, None, None, :, None]
+        + draw("prompt:judge", V, M)[None, :, None, :, None]
+        + draw("cell", N, V, H, M)[..., None]
+        + (np.zeros((N, V, H, M, R)) if outcome == "logit" else draw("replicate", N, V, H, M, R))
+    )
+    grid = np.indices((N, V, H, M, R)).reshape(5, -1)
+    temps = np.round(np.linspace(0.0, 1.0, H), 2) if H > 1 else np.zeros(1)
+    cols: dict[str, np.ndarray] = {"item": np.array([f"i{k:03d}" for k in range(N)])[grid[0]]}
+    if C:
+        cols["category"] = np.array([f"c{k}" for k in range(C)])[item_cat][grid[0]]
+    if V > 1:
+        cols["prompt"] = np.array([f"v{k + 1}" for k in range(V)])[grid[1]]
+    if H > 1:
+        cols["temperature"] = temps[grid[2]]
+    if M > 1:
+        cols["judge"] = np.array([f"judge{k + 1}" for k in range(M)])[grid[3]]
+    cols["replicate"] = grid[4] + 1
+    score = y.reshape(-1)
+    if outcome == "threshold":
+        score = (score > mu).astype(int)
+    elif outcome == "bernoulli":
+        score = rng.binomial(1, np.clip(score, 0.0, 1.0))
+    elif outcome == "logit":
+        score = rng.binomial(1, 1.0 / (1.0 + np.exp(-score)))
+    elif outcome != "gaussian":
+        raise ValueError(f"outcome must be 'gaussian', 'threshold', 'bernoulli' or 'logit', got {outcome!r}.")
+    cols["score"] = score
+    df = pd.DataFrame(cols)
+
+    if outcome == "gaussian":
+        df.attrs["theta"] = float(mu)
+        df.attrs["theta_panel"] = float(mu + tau.mean() + lam.mean())
+    truth = {k: float(v) for k, v in comp.items()}
+    if not C:
+        truth.pop("category")
+    # A facet held at one level confounds its interactions with the lower-order term: the
+    # model estimates their sum (one judge's item effects are item + item:judge), so the truth
+    # is merged the same way. With one prompt, its effects are a constant (or a shift of the
+    # judge/temperature levels), not a component.
+    if V == 1:
+        for k in ("prompt", "prompt:temperature", "prompt:judge"):
+            truth.pop(k)
+        truth["item"] += truth.pop("item:prompt")
+    for facet, n in (("temperature", H), ("judge", M)):
+        if n == 1:
+            truth["item"] += truth.pop(f"item:{facet}")
+            if f"prompt:{facet}" in truth:
+                truth["prompt"] += truth.pop(f"prompt:{facet}")
+    if H > 1:
+        truth["temperature"] = float(np.mean((tau - tau.mean()) ** 2))
+    if M > 1:
+        truth["judge"] = float(np.mean((lam - lam.mean()) ** 2))
+    facets = tuple(f for f, n in zip(FACETS, (N, V, H, M)) if n > 1)
+    if outcome == "logit":
+        truth["replicate"] = float(np.pi**2 / 3)
+        if R == 1:  # one call per cell: the cell effect is not identified, it joins the Bernoulli noise
+            truth.pop("cell")
+        terms = model_terms(facets, replicates=True, category=bool(C), family="binomial", overdispersion=R > 1)
+        if "cell" in truth and "cell" not in {t.label for t in terms}:
+            truth[cell_term(terms[:-1]).label] += truth.pop("cell")
+        df.attrs["truth"] = truth
+        return df
+    if R == 1:
+        truth["cell"] += truth.pop("replicate")
+    terms = model_terms(facets, replicates=R > 1, category=bool(C))
+    if "cell" not in {t.label for t in terms}:  # the cell error coincides with another term
+        truth[cell_term(terms).label] += truth.pop("cell")
+    df.attrs["truth"] = truth
+    return df
+
+
+
+def judge_calibration(
+    accuracy: dict[str, float],
+    se: dict[str, float] | float,
+    sp: dict[str, float] | float,
+    n_test: int = 600,
+    n_calib: int = 200,
+    n_judges: int = 1,
+    random_seed: int | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Simulated judge verdicts for the calibration model (seed 004, Sec. 5).
+
+    Every system answers the same ``n_calib + n_test`` items (ids ``i0000``...); item ``i`` is
+    correct for system ``s`` with probability ``accuracy[s]``, independently. Each judge's
+    verdict is correct with probability ``se[s]`` on correct answers and ``sp[s]`` on wrong ones
+    (a per-system dict models a calibration gap), independently across judges given the truth.
+    The first ``n_calib`` items are the labelled calibration set.
+
+    Returns
+    -------
+    (test_df, calib_df)
+        Columns ``system, item, judge, verdict`` (and ``label`` in ``calib_df``); the truth is in
+        ``attrs["truth"]`` (accuracy, se, sp, and the realised test-set accuracy per system).
+
+    Examples
+    --------
+    >>> test, calib = judge_calibration({"A": 0.7, "B": 0.6}, se=0.8, sp=0.8, random_seed=1)
+    >>> sorted(calib.columns)
+    ['item', 'judge', 'label', 'system', 'verdict']
+    """
+    rng = np.random.default_rng(random_seed)
+    systems = list(accuracy)
+    se_of = se if isinstance(se, dict) else {s: se for s in systems}
+    sp_of = sp if isinstance(sp, dict) else {s: sp for s in systems}
+    n = n_calib + n_test
+    items = np.array([f"i{i:04d}" for i in range(n)])
+    rows = []
+    realised = {}
+    for s in systems:
+        truth = (rng.random(n) < accuracy[s]).astype(int)
+        realised[s] = float(truth[n_calib:].mean())
+        for j in range(n_judges):
+            p_pos = np.where(truth == 1, se_of[s], 1 - sp_of[s])
+            verdict = (rng.random(n) < p_pos).astype(int)
+            rows.append(pd.DataFrame({"system": s, "item": items, "judge": f"judge{j + 1}",
+                                      "verdict": verdict, "label": truth}))
+    df = pd.concat(rows, ignore_index=True)
+    is_cal = df["item"].isin(items[:n_calib])
+    calib = df[is_cal].reset_index(drop=True)
+    test = df[~is_cal].drop(columns="label").reset_index(drop=True)
+    truth = {"accuracy": dict(accuracy), "se": se_of, "sp": sp_of, "test_accuracy": realised}
+    test.attrs["truth"] = calib.attrs["truth"] = truth
+    return test, calib
+
+def pairwise_battles(
+    n_items: int = 200,
+    n_prompts: int = 5,
+    n_judges: int = 3,
+    n_replicates: int = 1,
+    *,
+    mu: float = -0.2,
+    sd: dict[str, float] | None = None,
+    judge_effects: np.ndarray | None = None,
+    order_bias: float = 0.3,
+    tie_rate: float = 0.1,
+    random_seed: int | None = None,
+) -> pd.DataFrame:
+    """Arena-like pairwise judging: each item (a battle of system A vs B) judged in both orders.
+
+    On the logit scale, P(system A wins) = ``mu`` + item + prompt + judge + item:judge +
+    prompt:judge effects (random, SDs in ``sd``; judge effects fixed at ``judge_effects``,
+    default evenly spread with SD 0.3) ± ``order_bias`` (added when A is shown first,
+    subtracted when second). A call is a tie with probability ``tie_rate``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``item, prompt, judge, order ("AB" or "BA"), replicate, slot_winner ("A", "B" or
+        "tie", the slot frame) and first_system_wins`` (1 / 0.5 / 0, the system frame);
+        ``attrs["truth"]`` holds the logit-scale parameters and ``attrs["p_first"]`` the mean
+        probability that A wins (ties half) over the simulated items, prompts and judges,
+        counterbalanced over orders.
+
+    Examples
+    --------
+    >>> df = pairwise_battles(n_items=20, n_prompts=2, n_judges=2, random_seed=1)
+    >>> len(df), sorted(df["order"].unique())
+    (160, ['AB', 'BA'])
+    """
+    rng = np.random.default_rng(random_seed)
+    sd = {"item": 1.0, "prompt": 0.2, "item:judge": 0.4, "prompt:judge": 0.15, **(sd or {})}
+    N, V, M, R = n_items, n_prompts, n_judges, n_replicates
+    lam = (np.asarray(judge_effects, float) if judge_effects is not None
+           else spread_levels(M, 0.09) if M > 1 else np.zeros(1))
+    eta = (
+        mu
+        + rng.normal(0, sd["item"], N)[:, None, None]
+        + rng.normal(0, sd["prompt"], V)[None, :, None]
+        + lam[None, None, :]
+        + rng.normal(0, sd["item:judge"], (N, M))[:, None, :]
+        + rng.normal(0, sd["prompt:judge"], (V, M))[None, :, :]
+    )
+    sign = np.array([1.0, -1.0])  # AB: A in the first slot; BA: A in the second
+    p_win = 1.0 / (1.0 + np.exp(-(eta[..., None] + order_bias * sign)))  # (N, V, M, 2)
+    shape = (N, V, M, 2, R)
+    tie = rng.random(shape) < tie_rate
+    a_wins = rng.random(shape) < p_win[..., None]
+    y = np.where(tie, 0.5, a_wins.astype(float))
+    grid = np.indices(shape).reshape(len(shape), -1)
+    order = np.array(["AB", "BA"])[grid[3]]
+    yv = y.reshape(-1)
+    slot_a = np.where(order == "AB", yv, 1.0 - yv)
+    df = pd.DataFrame({
+        "item": np.array([f"battle{i:04d}" for i in range(N)])[grid[0]],
+        "prompt": np.array([f"p{v + 1}" for v in range(V)])[grid[1]],
+        "judge": np.array([f"judge{m + 1}" for m in range(M)])[grid[2]],
+        "order": order,
+        "replicate": grid[4],
+        "slot_winner": np.select([slot_a == 1.0, slot_a == 0.0], ["A", "B"], "tie"),
+        "first_system_wins": yv,
+    })
+    df.attrs["truth"] = {"mu": mu, **{k: float(v) for k, v in sd.items()}, "judge_effects": lam.tolist(),
+                         "order_bias": order_bias, "tie_rate": tie_rate}
+    df.attrs["p_first"] = float((1 - tie_rate) * p_win.mean() + tie_rate * 0.5)
+    return df
+

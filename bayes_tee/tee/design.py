@@ -1,0 +1,527 @@
+"""Column roles -> a validated :class:`Design` with per-cell sufficient statistics.
+
+This is the one place where user input is checked and every error message is written. A
+*cell* is one (item, prompt, temperature, judge) combination; its replicate calls are
+exchangeable, so the Gaussian model only needs each cell's count, mean and within-cell sum of
+squares.
+
+>>> import bayes_tee as bt
+>>> df = bt.datasets.load("tee_demo")
+>>> d = bt.validate_design(df, outcome="score", item="item", prompt="prompt", judge="judge")
+>>> d.counts["item"], d.balanced
+(40, True)
+"""
+
+from __future__ import annotations
+
+import difflib
+import warnings
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from .._core.exceptions import DesignError, DesignWarning
+from .terms import FACETS, Term, model_terms
+
+ROLE_NAMES: tuple[str, ...] = (
+    "outcome",
+    "item",
+    "prompt",
+    "judge",
+    "temperature",
+    "replicate",
+    "category",
+    "position",
+)
+
+
+@dataclass(frozen=True)
+class Roles:
+    """Which column of the data plays which role (``None``: the role is absent)."""
+
+    outcome: str
+    item: str
+    prompt: str | None = None
+    judge: str | None = None
+    temperature: str | None = None
+    replicate: str | None = None
+    category: str | None = None
+    position: str | None = None
+
+    def as_dict(self) -> dict[str, str | None]:
+        """Roles as a plain dict, for saving."""
+        return {name: getattr(self, name) for name in ROLE_NAMES}
+
+
+@dataclass(frozen=True)
+class Design:
+    """A validated evaluation design.
+
+    Attributes
+    ----------
+    roles : Roles
+        Column roles as given.
+    facets : tuple of str
+        Crossed facets with two or more levels, in :data:`bayes_tee.tee.terms.FACETS` order.
+    levels : dict
+        Facet -> level labels (strings), for every role given (also single-level ones).
+    categories : tuple of str or None
+        Category labels when items are nested in categories with two or more levels.
+    item_category : numpy.ndarray or None
+        Category code of each item.
+    cells : pandas.DataFrame
+        One row per observed cell: integer codes per facet, ``n``, ``mean``, ``ss``.
+    n_rows : int
+        Rows used.
+    dropped : dict
+        Reason -> number of rows dropped for it.
+    notes : tuple of str
+        Plain-language notes on what validation changed.
+    balanced : bool
+        Every cell of the full cross is present with the same replicate count (and, with
+        categories, every category has the same number of items).
+    y_mean, y_sd : float
+        Mean and SD of the outcome over the rows used.
+    binary : bool
+        The outcome takes only the values 0 and 1.
+    """
+
+    roles: Roles
+    facets: tuple[str, ...]
+    levels: dict[str, tuple[str, ...]]
+    categories: tuple[str, ...] | None
+    item_category: np.ndarray | None
+    cells: pd.DataFrame
+    n_rows: int
+    dropped: dict[str, int]
+    notes: tuple[str, ...]
+    balanced: bool
+    y_mean: float
+    y_sd: float
+    binary: bool
+    judge_effect: Literal["fixed", "random"] = "fixed"
+    family: Literal["gaussian", "binomial"] = "gaussian"
+    overdispersion: bool = True
+    terms: tuple[Term, ...] = field(default=())
+    row_cell: np.ndarray | None = field(default=None, repr=False)
+    row_y: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def counts(self) -> dict[str, float]:
+        """Level counts of the observed design: one per facet, ``category``, ``replicate``.
+
+        ``replicate`` is the mean number of calls per observed cell; facets that were not
+        given or have a single level count 1.
+        """
+        out: dict[str, float] = {f: len(self.levels.get(f, ("",))) for f in FACETS}
+        for f in FACETS:
+            if f not in self.facets:
+                out[f] = 1
+        out["category"] = len(self.categories) if self.categories else 1
+        out["replicate"] = float(self.cells["n"].mean())
+        return out
+
+    @property
+    def has_replicates(self) -> bool:
+        """Whether some cell holds two or more calls."""
+        return bool((self.cells["n"] > 1).any())
+
+    @property
+    def n_cells(self) -> int:
+        """Number of observed cells."""
+        return len(self.cells)
+
+    @property
+    def n_full_cells(self) -> int:
+        """Number of cells in the full cross of the facets."""
+        return int(np.prod([len(self.levels[f]) for f in self.facets]))
+
+    def summary(self) -> pd.DataFrame:
+        """Levels, cells and rows, as a table.
+
+        Examples
+        --------
+        >>> d.summary()  # doctest: +SKIP
+        """
+        rows = [
+            {"what": f"{f} levels", "value": len(self.levels[f]), "column": getattr(self.roles, f)}
+            for f in FACETS
+            if f in self.levels
+        ]
+        if self.categories:
+            rows.append(
+                {"what": "category levels", "value": len(self.categories), "column": self.roles.category}
+            )
+        rows += [
+            {"what": "cells observed", "value": self.n_cells, "column": None},
+            {"what": "cells in full cross", "value": self.n_full_cells, "column": None},
+            {"what": "replicates per cell (min)", "value": int(self.cells["n"].min()), "column": None},
+            {"what": "replicates per cell (max)", "value": int(self.cells["n"].max()), "column": None},
+            {"what": "rows used", "value": self.n_rows, "column": self.roles.outcome},
+            {"what": "rows dropped", "value": sum(self.dropped.values()), "column": None},
+            {"what": "balanced", "value": self.balanced, "column": None},
+        ]
+        rows += [{"what": f"dropped: {k}", "value": v, "column": None} for k, v in self.dropped.items()]
+        return pd.DataFrame(rows)
+
+    def __repr__(self) -> str:
+        dims = ", ".join(f"{f}={len(self.levels[f])}" for f in self.facets)
+        cat = f", category={len(self.categories)}" if self.categories else ""
+        return (
+            f"Design({dims}{cat}; {self.n_cells} cells of {self.n_full_cells}, "
+            f"{self.n_rows} rows used, {sum(self.dropped.values())} dropped, "
+            f"{'balanced' if self.balanced else 'unbalanced'})"
+        )
+
+    def to_dict(self) -> dict:
+        """JSON-serialisable description (no data) for the saved posterior's attributes."""
+        return {
+            "roles": self.roles.as_dict(),
+            "facets": list(self.facets),
+            "levels": {k: list(v) for k, v in self.levels.items()},
+            "categories": list(self.categories) if self.categories else None,
+            "item_category": None if self.item_category is None else self.item_category.tolist(),
+            "n_rows": self.n_rows,
+            "dropped": self.dropped,
+            "notes": list(self.notes),
+            "balanced": self.balanced,
+            "y_mean": self.y_mean,
+            "y_sd": self.y_sd,
+            "binary": self.binary,
+            "judge_effect": self.judge_effect,
+            "family": self.family,
+            "overdispersion": self.overdispersion,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict, cells: pd.DataFrame) -> Design:
+        """The design :meth:`to_dict` described, with its per-cell statistics ``cells``."""
+        facets = tuple(d["facets"])
+        cells = cells[[*facets, "n", "mean", "ss"]]
+        family = d.get("family", "gaussian")
+        overdispersion = d.get("overdispersion", True)
+        terms = model_terms(facets, replicates=bool((cells["n"] > 1).any()), category=d["categories"] is not None,
+                            judge_effect=d["judge_effect"], family=family, overdispersion=overdispersion)
+        return cls(
+            roles=Roles(**d["roles"]),
+            facets=facets,
+            levels={k: tuple(v) for k, v in d["levels"].items()},
+            categories=tuple(d["categories"]) if d["categories"] else None,
+            item_category=None if d["item_category"] is None else np.asarray(d["item_category"]),
+            cells=cells,
+            n_rows=d["n_rows"],
+            dropped=d["dropped"],
+            notes=tuple(d["notes"]),
+            balanced=d["balanced"],
+            y_mean=d["y_mean"],
+            y_sd=d["y_sd"],
+            binary=d["binary"],
+            judge_effect=d["judge_effect"],
+            family=family,
+            overdispersion=overdispersion,
+            terms=tuple(terms),
+        )
+
+
+def _closest(name: str, columns: list[str]) -> str:
+    match = difflib.get_close_matches(name, columns, n=1)
+    return f" Did you mean {match[0]!r}?" if match else ""
+
+
+def _check_roles(df: pd.DataFrame, roles: Roles) -> None:
+    given = {k: v for k, v in roles.as_dict().items() if v is not None}
+    for role, col in given.items():
+        if not isinstance(col, str):
+            raise DesignError(f"Role {role!r} must be a column name (a string), got {col!r}.")
+    seen: dict[str, str] = {}
+    for role, col in given.items():
+        if col in seen:
+            raise DesignError(
+                f"Column {col!r} is given for two roles, {seen[col]!r} and {role!r}. "
+                "Each role needs its own column; drop one of the two arguments."
+            )
+        seen[col] = role
+    columns = [str(c) for c in df.columns]
+    missing = [(role, col) for role, col in given.items() if col not in df.columns]
+    if missing:
+        lines = "; ".join(f"{role}={col!r}{_closest(col, columns)}" for role, col in missing)
+        raise DesignError(
+            f"Column(s) not in the data: {lines}. Available columns: {columns}. "
+            "Pass the right column name for each role, or leave an optional role out."
+        )
+
+
+def _outcome(df: pd.DataFrame, col: str) -> pd.Series:
+    y = df[col]
+    if pd.api.types.is_bool_dtype(y):
+        return y.astype(float)
+    if not pd.api.types.is_numeric_dtype(y):
+        example = y.dropna().astype(str).unique()[:3].tolist()
+        raise DesignError(
+            f"Outcome column {col!r} is not numeric (values like {example}). Convert it to "
+            f"numbers first, e.g. df[{col!r}] = (df[{col!r}] == {example[0]!r}).astype(int) for a "
+            "binary verdict."
+        )
+    y = y.astype(float)
+    if np.isinf(y).any():
+        raise DesignError(
+            f"Outcome column {col!r} has {int(np.isinf(y).sum())} infinite value(s). "
+            "Replace them with NaN (they are then dropped and counted) or fix the scores."
+        )
+    return y
+
+
+def _level_codes(values: pd.Series) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Integer codes and string labels, levels in natural (numeric if possible) order."""
+    cat = pd.Categorical(values)
+    labels = tuple(str(c) for c in cat.categories)
+    return np.asarray(cat.codes, dtype=np.int64), labels
+
+
+def validate_design(
+    df: pd.DataFrame,
+    *,
+    outcome: str,
+    item: str,
+    prompt: str | None = None,
+    judge: str | None = None,
+    temperature: str | None = None,
+    replicate: str | None = None,
+    category: str | None = None,
+    position: str | None = None,
+    swapped: object = None,
+    judge_effect: Literal["fixed", "random"] = "fixed",
+    family: Literal["gaussian", "binomial"] = "gaussian",
+    overdispersion: bool | None = None,
+    warn: bool = True,
+) -> Design:
+    """Check column roles and build the :class:`Design`.
+
+    Rows with a missing outcome or a missing role value are dropped and counted in
+    ``Design.dropped``; a role with a single level has its terms dropped (said once, as a
+    :class:`~bayes_tee.DesignWarning`).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Long data, one row per scored call.
+    outcome, item : str
+        Required columns: the score and the item identifier.
+    prompt, judge, temperature, replicate, category : str, optional
+        Optional facet columns. ``replicate`` labels calls within a cell; without it every row
+        in a cell counts as a replicate.
+    position : str, optional
+        Pairwise data: the presentation-order column (seed 000 App. H), a fixed factor with
+        its sensitivity index. The outcome may then hold verdict labels (``A``, ``B``,
+        ``tie``, ``A>B``...), scored 1 / 0.5 / 0 (:func:`bayes_tee.pairwise.verdict_scores`).
+    swapped : optional
+        With ``position``: the order level whose verdicts are in the swapped slot frame; those
+        rows are recoded to "the pair's first system wins" (``1 - y``, ties stay 0.5; seed
+        000 App. R, :func:`bayes_tee.pairwise.recode`). Leave it out when the outcome is
+        already in the system frame.
+    judge_effect : {"fixed", "random"}
+        How judges enter the model.
+    family : {"gaussian", "binomial"}
+        ``gaussian``: the linear (probability) model. ``binomial``: the logit GLMM, for 0/1
+        outcomes only.
+    overdispersion : bool, optional
+        Binomial only: a cell-level random effect (default: on when some cell has two or
+        more calls, where it is identified).
+    warn : bool
+        Emit the notes as warnings.
+
+    Returns
+    -------
+    Design
+
+    Raises
+    ------
+    DesignError
+        With the column and the fix in the message.
+
+    Examples
+    --------
+    >>> d = validate_design(df, outcome="score", item="item", prompt="prompt")
+    >>> d.dropped
+    {}
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise DesignError(f"Expected a pandas DataFrame, got {type(df).__name__}.")
+    if judge_effect not in ("fixed", "random"):
+        raise DesignError(f"judge_effect must be 'fixed' or 'random', got {judge_effect!r}.")
+    if family not in ("gaussian", "binomial"):
+        raise DesignError(f"family must be 'gaussian' (linear model) or 'binomial' (logit GLMM), got {family!r}.")
+    roles = Roles(outcome, item, prompt, judge, temperature, replicate, category, position)
+    _check_roles(df, roles)
+    if swapped is not None and position is None:
+        raise DesignError("swapped= names a level of the presentation-order column; pass position='<column>' too.")
+    if position is not None:
+        from ..pairwise.verdicts import recode, verdict_scores
+
+        if swapped is not None:
+            df = recode(df, verdict=outcome, order=position, swapped=swapped, out=outcome)
+        else:
+            df = df.assign(**{outcome: verdict_scores(df[outcome], outcome)})
+    y = _outcome(df, outcome)
+
+    keep = np.ones(len(df), dtype=bool)
+    dropped: dict[str, int] = {}
+    n_nan = int(y.isna().sum())
+    if n_nan:
+        dropped[f"{outcome} is NaN"] = n_nan
+        keep &= ~y.isna().to_numpy()
+    for role, col in roles.as_dict().items():
+        if role == "outcome" or col is None:
+            continue
+        miss = df[col].isna().to_numpy() & keep
+        if miss.any():
+            dropped[f"{col} ({role}) is missing"] = int(miss.sum())
+            keep &= ~miss
+    if not keep.any():
+        raise DesignError(
+            f"No rows left after dropping {dropped}. Check that {outcome!r} holds the scores."
+        )
+    data = df.loc[keep]
+    yv = y.to_numpy()[keep]
+
+    notes: list[str] = []
+    if dropped:
+        notes.append(
+            "Dropped " + ", ".join(f"{v} row(s) where {k}" for k, v in dropped.items())
+            + f"; {len(data)} of {len(df)} rows used."
+        )
+    levels: dict[str, tuple[str, ...]] = {}
+    codes: dict[str, np.ndarray] = {}
+    facets: list[str] = []
+    for f in FACETS:
+        col = getattr(roles, f)
+        if col is None:
+            continue
+        codes[f], levels[f] = _level_codes(data[col])
+        if len(levels[f]) >= 2:
+            facets.append(f)
+        elif f == "item":
+            raise DesignError(
+                f"Item column {item!r} has a single level ({levels[f][0]!r}); the decomposition "
+                "needs two or more items. Check the column or the rows kept."
+            )
+        else:
+            notes.append(
+                f"{f} column {col!r} has a single level ({levels[f][0]!r}): its terms are "
+                "dropped from the model."
+            )
+
+    categories, item_category = _categories(data, roles, codes["item"], levels["item"], notes)
+
+    cell_codes = np.stack([codes[f] for f in facets], axis=1)
+    if replicate is not None:
+        key = pd.DataFrame(cell_codes, columns=facets).assign(_rep=data[replicate].to_numpy())
+        dup = key.duplicated()
+        if dup.any():
+            raise DesignError(
+                f"{int(dup.sum())} row(s) repeat a (cell, {replicate!r}) combination, e.g. row "
+                f"{data.index[np.flatnonzero(dup.to_numpy())[0]]!r}. Remove duplicated calls, or "
+                "leave replicate=None to count every row of a cell as a replicate."
+            )
+    cells, row_cell = _cell_stats(cell_codes, yv, facets)
+    n_counts = [len(levels[f]) for f in facets]
+    balanced = len(cells) == int(np.prod(n_counts)) and cells["n"].nunique() == 1
+    if balanced and item_category is not None:
+        balanced = len(set(np.bincount(item_category).tolist())) == 1
+
+    binary = bool(np.isin(yv, (0.0, 1.0)).all())
+    if family == "binomial" and not binary:
+        bad = np.unique(yv[~np.isin(yv, (0.0, 1.0))])[:3].tolist()
+        raise DesignError(
+            f"family='binomial' needs a 0/1 outcome, but column {outcome!r} has other values "
+            f"(e.g. {bad}). Recode it to 0/1 (e.g. df[{outcome!r}] = (df[{outcome!r}] > threshold)"
+            ".astype(int)) or use family='gaussian' for graded scores."
+        )
+    if overdispersion is None:
+        overdispersion = bool((cells["n"] > 1).any())
+    y_sd = float(np.std(yv, ddof=1)) if len(yv) > 1 else 0.0
+    if y_sd == 0.0:
+        raise DesignError(
+            f"Outcome {outcome!r} is constant ({yv[0]!r}) over the rows used: there is no "
+            "variance to decompose."
+        )
+    terms = model_terms(
+        tuple(facets),
+        replicates=bool((cells["n"] > 1).any()),
+        category=categories is not None,
+        judge_effect=judge_effect,
+        family=family,
+        overdispersion=bool(overdispersion),
+    )
+    if warn:
+        for note in notes:
+            warnings.warn(note, DesignWarning, stacklevel=2)
+    return Design(
+        roles=roles,
+        facets=tuple(facets),
+        levels=levels,
+        categories=categories,
+        item_category=item_category,
+        cells=cells,
+        n_rows=int(len(yv)),
+        dropped=dropped,
+        notes=tuple(notes),
+        balanced=bool(balanced),
+        y_mean=float(np.mean(yv)),
+        y_sd=y_sd,
+        binary=binary,
+        judge_effect=judge_effect,
+        family=family,
+        overdispersion=bool(overdispersion),
+        terms=tuple(terms),
+        row_cell=row_cell,
+        row_y=yv,
+    )
+
+
+def _categories(
+    data: pd.DataFrame,
+    roles: Roles,
+    item_codes: np.ndarray,
+    item_levels: tuple[str, ...],
+    notes: list[str],
+) -> tuple[tuple[str, ...] | None, np.ndarray | None]:
+    if roles.category is None:
+        return None, None
+    cat_codes, cat_levels = _level_codes(data[roles.category])
+    pairs = pd.DataFrame({"item": item_codes, "cat": cat_codes}).drop_duplicates()
+    multi = pairs["item"].value_counts()
+    multi = multi[multi > 1]
+    if len(multi):
+        bad = item_levels[int(multi.index[0])]
+        cats = [cat_levels[c] for c in pairs.loc[pairs["item"] == multi.index[0], "cat"]]
+        raise DesignError(
+            f"Items must each sit in one category, but {len(multi)} item(s) appear in several "
+            f"(item {bad!r} is in {cats}). Fix column {roles.category!r} or leave category out."
+        )
+    if len(cat_levels) < 2:
+        notes.append(
+            f"category column {roles.category!r} has a single level ({cat_levels[0]!r}): the "
+            "category term is dropped."
+        )
+        return None, None
+    item_category = np.empty(len(item_levels), dtype=np.int64)
+    item_category[pairs["item"].to_numpy()] = pairs["cat"].to_numpy()
+    return cat_levels, item_category
+
+
+def _cell_stats(
+    cell_codes: np.ndarray, y: np.ndarray, facets: list[str]
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """Per-cell count, mean and within-cell sum of squares (centred, so exact at zero spread),
+    and each row's cell index."""
+    frame = pd.DataFrame(cell_codes, columns=facets)
+    frame["y"] = y
+    grouped = frame.groupby(facets, sort=True)
+    row_cell = grouped.ngroup().to_numpy()
+    means = grouped["y"].transform("mean").to_numpy()
+    frame["dev2"] = (y - means) ** 2
+    out = frame.groupby(facets, sort=True).agg(n=("y", "size"), mean=("y", "mean"), ss=("dev2", "sum"))
+    return out.reset_index(), row_cell

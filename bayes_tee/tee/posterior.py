@@ -1,0 +1,399 @@
+"""The :class:`Posterior` of a TEE fit: a facade over the topic modules.
+
+A Posterior holds the draws (an ArviZ ``DataTree``), the validated design, the priors and how
+the fit was made. Each method is a thin call into the module that does the work
+(:mod:`~bayes_tee.tee.components`, :mod:`~bayes_tee.tee.theta`, :mod:`~bayes_tee.tee.dstudy`,
+:mod:`~bayes_tee.tee.budget`, :mod:`~bayes_tee.tee.gaming`, :mod:`~bayes_tee.tee.psens`,
+:mod:`~bayes_tee.tee.links`, :mod:`~bayes_tee.tee.report`, :mod:`~bayes_tee.plots`), and every
+table it returns carries the fit's diagnostics verdict. Saving writes netCDF
+(:mod:`~bayes_tee.tee.io`); :func:`load` reads it back.
+
+>>> import bayes_tee as bt
+>>> post = bt.fit_posterior(bt.datasets.load("tee_demo"), outcome="score", item="item",
+...                         prompt="prompt", judge="judge", random_seed=1)  # doctest: +SKIP
+>>> post.save("models/tee_demo.nc"); post2 = bt.load("models/tee_demo.nc")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from .. import plots
+from .._core import diagnostics as diag
+from .._core.exceptions import DiagnosticWarning
+from .._core.priors import PriorSpec
+from .._core.trees import group
+from . import dstudy, gaming, io, links, psens, report, theta
+from . import components as comp
+from .budget import Plan
+from .budget import allocate as allocate_budget
+from .design import Design
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+Categories = Literal["fixed", "random"]
+
+
+class Posterior(diag.FitResult):
+    """Posterior of the TEE model.
+
+    Parameters
+    ----------
+    idata : xarray.DataTree
+        Draws (ArviZ 1); its ``posterior`` group holds ``sigma_<term>``, ``mu`` and ``<facet>_effect``.
+    design : Design
+        The validated design the model was fitted to.
+    priors : PriorSpec
+        Priors used.
+    method : str
+        Likelihood (a name in :data:`bayes_tee.tee.likelihoods.LIKELIHOODS`).
+    info : dict, optional
+        Sampler, timings and settings.
+    """
+
+    def __init__(self, idata: xr.DataTree, design: Design, priors: PriorSpec, method: str,
+                 info: dict | None = None) -> None:
+        self.idata = idata
+        self.design = design
+        self.priors = priors
+        self.method = method
+        self.info = dict(info or {})
+
+    # -- what was fitted ---------------------------------------------------------------------
+    @property
+    def _draws(self) -> xr.Dataset:
+        """The ``posterior`` group of :attr:`idata` as a Dataset."""
+        return group(self.idata, "posterior")
+
+    @property
+    def terms(self) -> list:
+        """The model's terms (components), in display order."""
+        return list(self.design.terms)
+
+    @property
+    def family(self) -> str:
+        """``gaussian`` (linear model) or ``binomial`` (logit GLMM)."""
+        return self.design.family
+
+    @property
+    def scale(self) -> str:
+        """Scale of the variance components: ``outcome`` or ``latent (logit)``."""
+        return "latent (logit)" if self.family == "binomial" else "outcome"
+
+    def _fixed_residual(self, t) -> bool:
+        """The GLMM's logistic residual: a constant, not a parameter."""
+        return self.family == "binomial" and t.kind == "residual"
+
+    def _convergence_vars(self) -> list[str]:
+        return [t.var_name for t in self.terms if not self._fixed_residual(t)] + ["mu"]
+
+    def diagnostics(self) -> dict:
+        """R-hat, bulk/tail ESS and divergences over the SDs, grand mean and fixed effects.
+
+        Returns
+        -------
+        dict
+            ``max_rhat``, ``min_ess_bulk``, ``min_ess_tail``, ``divergences``, ``n_draws``,
+            ``ok``, ``problems`` (the same as :meth:`convergence`).
+        """
+        return self.convergence()
+
+    def component_draws(self) -> xr.DataArray:
+        """Variance of every component per draw, dims ``(chain, draw, component)``
+        (:func:`bayes_tee.tee.components.component_draws`: fixed facets as population variances)."""
+        return comp.component_draws(self._draws, self.terms)
+
+    # -- components, shares, theta -----------------------------------------------------------
+    def components(self, level: float = 0.9) -> pd.DataFrame:
+        """Per-observation variance components and their shares of the per-call variance.
+
+        Returns ``component, mean, median, low, high, share_median, share_low, share_high``.
+
+        >>> post.components()  # doctest: +SKIP
+        """
+        return self._stamp(comp.components_table(self.component_draws(), level))
+
+    def design_counts(self, n_items=None, n_prompts=None, n_judges=None, n_temperatures=None, n_replicates=None,
+                      n_categories=None, n_positions=None) -> dict[str, float]:
+        """Level counts of the observed design with any of them replaced (:func:`~bayes_tee.tee.dstudy.counts_with`)."""
+        return dstudy.counts_with(self.design.counts, n_items=n_items, n_prompts=n_prompts, n_judges=n_judges,
+                                  n_temperatures=n_temperatures, n_replicates=n_replicates,
+                                  n_categories=n_categories, n_positions=n_positions)
+
+    def shares(self, n_items=None, n_prompts=None, n_judges=None, n_temperatures=None, n_replicates=None, *,
+               n_categories=None, n_positions=None, estimand: comp.Estimand = "domain",
+               categories: Categories = "fixed", level: float = 0.9,
+               scale: Literal["model", "probability"] = "model", n_draws: int = 200, sims_per_draw: int = 100,
+               random_seed: int | None = None) -> pd.DataFrame:
+        """Each component's contribution to Var(theta_hat) at a design, and its share.
+
+        Parameters
+        ----------
+        n_items, n_prompts, n_judges, n_temperatures, n_replicates, n_categories : float, optional
+            Design counts; ``None`` keeps the observed count. Judges and temperatures are
+            fixed panels: more of them means averaging over a panel of that size.
+        n_positions : float, optional
+            Pairwise fits: presentation orders averaged over (2 counterbalanced, 1 single).
+        estimand : {"domain", "finite"}
+            ``finite`` (this exact item set) drops the item and category terms.
+        categories : {"fixed", "random"}
+            Fixed categories (the paper's default) enter with the items, ``/ N``.
+        level : float
+            Credible level.
+        scale : {"model", "probability"}
+            ``model``: the fitted scale, closed form. ``probability`` (GLMM): contributions to
+            the variance of the mean success rate by simulation (``n_draws``,
+            ``sims_per_draw``, ``random_seed``); for the linear model the two agree.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``component, divisor, contribution_median/low/high, share_median/low/high``;
+            ``attrs["var_theta"]``, ``attrs["scale"]``.
+
+        >>> post.shares(n_items=200)  # doctest: +SKIP
+        """
+        return self._stamp(theta.shares(
+            self, n_items=n_items, n_prompts=n_prompts, n_judges=n_judges, n_temperatures=n_temperatures,
+            n_replicates=n_replicates, n_categories=n_categories, n_positions=n_positions, estimand=estimand,
+            categories=categories, level=level, scale=scale, n_draws=n_draws, sims_per_draw=sims_per_draw,
+            random_seed=random_seed))
+
+    def theta(self, level: float = 0.95, *, n_draws: int = 400, sims_per_draw: int = 50,
+              random_seed: int | None = 0) -> pd.DataFrame:
+        """The grand mean with its panel, TEE and naive intervals side by side.
+
+        ``panel``: the mean for this exact judge/temperature panel. ``tee`` adds the
+        judge/temperature sensitivity, what another equally good pipeline would have reported
+        (seed 000 Sec. 3.3): SE ``sqrt(E[Var(theta_hat)])``, interval from the predictive error
+        mixed over the posterior of Var(theta_hat). ``naive``: ``s / sqrt(n)`` over the rows.
+        For the GLMM everything is on the probability scale (the TEE error by simulating the
+        design afresh per draw, ``n_draws`` x ``sims_per_draw``).
+
+        Returns one row: ``estimate, panel_low, panel_high, tee_se, tee_low, tee_high,
+        naive_estimate, naive_se, naive_low, naive_high, se_ratio, level``.
+
+        >>> post.theta()  # doctest: +SKIP
+        """
+        return self._stamp(theta.theta(self, level, n_draws=n_draws, sims_per_draw=sims_per_draw,
+                                       random_seed=random_seed))
+
+    # -- D-study -------------------------------------------------------------------------------
+    def variance_at(self, designs: pd.DataFrame, *, estimand: comp.Estimand = "domain",
+                    decision: dstudy.Decision = "absolute", categories: Categories = "fixed",
+                    judges: dstudy.JudgeMode = "new") -> np.ndarray:
+        """Var(theta_hat) per posterior draw at each design row, ``(n_draws, n_designs)``
+        (:func:`bayes_tee.tee.dstudy.variance_at`; ``judges="panel"``: a subset of the fitted panel).
+
+        >>> post.variance_at(bt.tee.dstudy.design_grid(n_items=[50, 100])).shape  # doctest: +SKIP
+        (4000, 2)
+        """
+        return dstudy.variance_at(self, designs, estimand=estimand, decision=decision, categories=categories,
+                                  judges=judges)
+
+    def observed_variance(self, **kwargs) -> np.ndarray:
+        """Var(theta_hat) per posterior draw at the observed design (``variance_at`` keywords)."""
+        return dstudy.observed_variance(self, **kwargs)
+
+    def dstudy(self, n_items=None, n_prompts=None, n_judges=None, n_temperatures=None, n_replicates=None, *,
+               n_categories=None, n_positions=None, estimand: comp.Estimand = "domain",
+               decision: dstudy.Decision = "absolute", categories: Categories = "fixed",
+               judges: dstudy.JudgeMode = "new", target_se: float | None = None,
+               level: float = 0.9) -> pd.DataFrame:
+        """Projected SE of theta_hat for every combination of the given design counts.
+
+        Parameters
+        ----------
+        n_items, n_prompts, n_judges, n_temperatures, n_replicates, n_categories : int or list
+            Counts to project; ``None`` keeps the observed count.
+        n_positions : int or list
+            Pairwise fits: presentation orders per comparison (1 or 2).
+        estimand : {"domain", "finite"}
+            ``finite`` drops the item terms (this exact item set is the target).
+        decision : {"absolute", "relative"}
+            ``relative`` keeps only terms that involve items (systems compared under shared
+            prompts, judges and temperatures).
+        categories : {"fixed", "random"}
+            How the category term averages (:func:`bayes_tee.tee.components.divisors`).
+        judges : {"new", "panel"}
+            ``new``: judges like these, sensitivity over ``M'`` (warns beyond a fixed panel).
+            ``panel``: a subset of the fitted panel, its mean the target (seed 002).
+        target_se : float, optional
+            Adds ``p_below_target``, the posterior probability that the SE is below it.
+        level : float
+            Credible level of the intervals.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per design: the counts, ``calls``, ``se_median/low/high``,
+            ``var_ratio_median/low/high`` (against the observed design), ``p_below_target``.
+
+        >>> post.dstudy(n_items=[50, 100, 200], n_prompts=[1, 3, 5])  # doctest: +SKIP
+        """
+        return self._stamp(dstudy.dstudy(
+            self, n_items=n_items, n_prompts=n_prompts, n_judges=n_judges, n_temperatures=n_temperatures,
+            n_replicates=n_replicates, n_categories=n_categories, n_positions=n_positions, estimand=estimand,
+            decision=decision, categories=categories, judges=judges, target_se=target_se, level=level))
+
+    def simulate_design(self, n_items=None, n_prompts=None, n_judges=None, n_temperatures=None,
+                        n_replicates=None, *, n_categories=None,
+                        strategy: Literal["crossed", "cyclic", "random"] = "crossed",
+                        cells: pd.DataFrame | Literal["observed"] | None = None,
+                        judges: dstudy.JudgeMode = "new", estimand: comp.Estimand = "domain",
+                        categories: Categories = "fixed", n_draws: int = 200, sims_per_draw: int = 200,
+                        level: float = 0.9, random_seed: int | None = None) -> pd.DataFrame:
+        """Posterior-predictive simulation of proposed designs (:mod:`bayes_tee.tee.predictive`).
+
+        For ``n_draws`` posterior draws, simulates ``sims_per_draw`` studies of each design with
+        new, independent effects for every new level, and records ``theta_hat - theta`` and the
+        interval the study would report itself. ``strategy``: every judge on every call,
+        CyclicJudge round-robin, or a random judge per call (seed 002 Sec. 3). ``cells``: a table
+        of cells (``item, prompt, temperature, judge, n``) or ``"observed"`` (the fitted layout,
+        missing cells and unequal replicates included). ``judges``: fixed effects drawn from the
+        fitted ones (``new``) or a subset of this panel (``panel``).
+
+        Returns one row per design: the counts, ``strategy``, ``calls``, ``se_median/low/high``,
+        ``closed_form_se_median/low/high``, ``rmse``, ``bias`` (with Monte Carlo SEs),
+        ``sd_ratio``, ``naive_se_median``, ``coverage_naive``, ``coverage_tee``, ``n_draws``,
+        ``sims_per_draw``.
+
+        >>> post.simulate_design(n_items=100, n_judges=3, strategy="cyclic")  # doctest: +SKIP
+        """
+        return self._stamp(theta.simulate_design(
+            self, n_items=n_items, n_prompts=n_prompts, n_judges=n_judges, n_temperatures=n_temperatures,
+            n_replicates=n_replicates, n_categories=n_categories, strategy=strategy, cells=cells, judges=judges,
+            estimand=estimand, categories=categories, n_draws=n_draws, sims_per_draw=sims_per_draw,
+            level=level, random_seed=random_seed))
+
+    def interventions(self, *, estimand: comp.Estimand = "domain", decision: dstudy.Decision = "absolute",
+                      level: float = 0.9) -> pd.DataFrame:
+        """Percent change in Var(theta_hat) for single design changes (seed 000 Fig. 13-14).
+
+        Returns ``intervention``, the changed ``field`` and its ``value``, ``calls_ratio``,
+        ``change_median/low/high`` (percent) and ``p_reduces``.
+
+        >>> post.interventions()  # doctest: +SKIP
+        """
+        return self._stamp(dstudy.interventions(self, estimand=estimand, decision=decision, level=level))
+
+    def allocate(self, budget: float, **kwargs) -> Plan:
+        """Best design under a budget and the cost-efficiency frontier (:func:`bayes_tee.tee.budget.allocate`).
+
+        >>> plan = post.allocate(budget=5000, max_items=200)  # doctest: +SKIP
+        """
+        plan = allocate_budget(self, budget, **kwargs)
+        self._stamp(plan.candidates)  # the diagnostics warning travels with the plan
+        return plan
+
+    def gaming_surface(self, k: int = 27, design=None, **kwargs) -> pd.DataFrame:
+        """Expected best-of-``k`` inflation at designs, in score units and Elo (seed 000 Sec. 4.4;
+        :func:`bayes_tee.tee.gaming.gaming_surface`).
+
+        >>> post.gaming_surface(k=27, design=[{"n_prompts": 1, "n_judges": 1}])  # doctest: +SKIP
+        """
+        return self._stamp(gaming.gaming_surface(self, k, design, **kwargs))
+
+    # -- checks of the fit ---------------------------------------------------------------------
+    def sensitivity(self, **kwargs) -> pd.DataFrame:
+        """Power-scaling prior and likelihood sensitivity per component
+        (:func:`bayes_tee.tee.psens.power_scaling`; ArviZ ``psense``).
+
+        >>> post.sensitivity()  # doctest: +SKIP
+        """
+        return psens.power_scaling(self, **kwargs)
+
+    def compare(self, other: Posterior, **kwargs) -> links.LinkComparison:
+        """LPM vs GLMM shares of the same data (:func:`bayes_tee.tee.links.link_comparison`).
+
+        >>> post_lpm.compare(post_glmm).table  # doctest: +SKIP
+        """
+        return links.link_comparison(self, other, **kwargs)
+
+    # -- text, report, figures -----------------------------------------------------------------
+    def summary(self) -> str:
+        """Plain-text summary: design, components, shares, theta and diagnostics
+        (:func:`bayes_tee.tee.report.summary`; a failed fit ends with a ``WARNING:`` line)."""
+        return report.summary(self)
+
+    def writeup(self, **kwargs) -> str:
+        """The paragraph for the paper (:func:`bayes_tee.tee.report.writeup`).
+
+        >>> print(post.writeup())  # doctest: +SKIP
+        """
+        return report.writeup(self, **kwargs)
+
+    def report(self, path: str | Path, **kwargs) -> Path:
+        """Write the self-contained HTML report (:func:`bayes_tee.tee.report.report`).
+
+        >>> post.report("report.html", budget=5000)  # doctest: +SKIP
+        """
+        return report.report(self, path, **kwargs)
+
+    def plot_shares(self, kind: Literal["vartheta", "observation"] = "vartheta", **kwargs) -> Figure:
+        """Horizontal bars: posterior median share and 90% interval per component, of
+        Var(theta_hat) at the design (``**kwargs`` go to :meth:`shares`) or of the per-call variance."""
+        with warnings.catch_warnings():  # the figure prints a failed fit's warning itself
+            warnings.simplefilter("ignore", DiagnosticWarning)
+            table = self.shares(**kwargs) if kind == "vartheta" else self.components()
+        n = {k: v for k, v in kwargs.items() if k.startswith("n_") and k != "n_draws"}
+        scale = "probability" if kwargs.get("scale") == "probability" and kind == "vartheta" else self.scale
+        return plots.plot_shares(table, kind, counts=self.design_counts(**n), facets=self.design.facets,
+                                 method=self.method, scale=scale)
+
+    def plot_dstudy(self, table: pd.DataFrame | None = None, **kwargs) -> Figure:
+        """SE against items for each prompt/judge count, median line with the interval band
+        (``table`` from :meth:`dstudy`; default items 10-4x observed, prompts and judges 1/observed)."""
+        if table is None:
+            c = self.design.counts
+            n = np.unique(np.geomspace(10, 4 * c["item"], 12).round())
+            table = self.dstudy(n_items=n, n_prompts=sorted({1, c.get("prompt", 1)}),
+                                n_judges=sorted({1, c.get("judge", 1)}))
+        return plots.plot_dstudy(table, **kwargs)
+
+    def plot_interventions(self, table: pd.DataFrame | None = None, **kwargs) -> Figure:
+        """Horizontal bars of the percent change in Var(theta_hat) per intervention."""
+        return plots.plot_interventions(self.interventions() if table is None else table, **kwargs)
+
+    def __repr__(self) -> str:
+        d = self.diagnostics()
+        status = "diagnostics ok" if d["ok"] else "DIAGNOSTICS FAILED: " + "; ".join(d["problems"])
+        return f"<Posterior {self.method} | {self.design!r} | {d['n_draws']} draws | {status}>"
+
+    # -- persistence ---------------------------------------------------------------------------
+    def save(self, path: str | Path, *, keep_effects: bool = False) -> Path:
+        """Write the posterior to netCDF (:func:`bayes_tee.tee.io.write`).
+
+        Keeps the SDs, grand mean, fixed effects, sampler statistics and the per-cell
+        sufficient statistics; random-effect vectors only with ``keep_effects``.
+        """
+        names = [t.var_name for t in self.terms] + ["mu"] + [v for v in ("p_panel",) if v in self._draws]
+        meta = {"design": self.design.to_dict(), "priors": self.priors.to_dict(), "method": self.method,
+                "info": self.info}
+        return io.write(path, self._draws if keep_effects else self._draws[names], self.idata, meta,
+                        self.design.cells)
+
+
+
+def load(path: str | Path) -> Posterior:
+    """Load a posterior written by :meth:`Posterior.save`.
+
+    Raises
+    ------
+    ValueError
+        When the file is not a bayes_tee posterior or is in a format this version does not read.
+
+    Examples
+    --------
+    >>> post = load("models/tee_demo.nc")  # doctest: +SKIP
+    """
+    idata, meta, cells = io.read(path)
+    design = Design.from_dict(meta["design"], cells)
+    return Posterior(idata, design, PriorSpec.from_dict(meta["priors"]), meta["method"], meta.get("info"))

@@ -1,0 +1,164 @@
+"""The package's import graph, built from the source: no cycles, no upward imports.
+
+Layers, bottom to top: ``_core`` -> ``plots`` -> topic packages (``pairwise``, ``noise``,
+``calibration``, then ``tee``, which reads pairwise verdicts) -> ``allocation`` -> ``studies``
+-> ``datasets`` -> ``cli``. A module may import its own layer's modules (acyclically) and any
+lower layer; imports only for type checking (under ``if TYPE_CHECKING:``) are exempt.
+Function-level imports count: an import hidden in a function is still an import.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+
+PACKAGE = Path(__file__).resolve().parents[1] / "bayes_tee"
+
+#: Rank of each top-level room; equal ranks may not import each other.
+LAYERS = {
+    "_core": 0,
+    "data": 0,  # the embedded data files (no code)
+    "plots": 1,
+    "pairwise": 2,
+    "noise": 2,
+    "calibration": 2,
+    "tee": 3,
+    "allocation": 4,
+    "studies": 5,
+    "datasets": 6,
+    "cli": 7,
+}
+MAX_MODULE_LINES = 600
+MAX_POSTERIOR_LINES = 350
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _imports(path: Path, modules: set[str]) -> set[str]:
+    """Package modules imported by ``path`` anywhere in its body (type-checking blocks aside)."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.split(".")[0] == "bayes_tee")
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target.split(".")[0] != "bayes_tee":
+                return
+            for alias in node.names:  # `from pkg import module` imports the module
+                sub = f"{target}.{alias.name}"
+                found.add(sub if sub in modules else target)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(ast.parse(path.read_text()))
+    return {m for m in found if m in modules and m != name}
+
+
+def _graph() -> dict[str, set[str]]:
+    paths = sorted(PACKAGE.rglob("*.py"))
+    modules = {_module_name(p) for p in paths}
+    return {_module_name(p): _imports(p, modules) for p in paths}
+
+
+def _room(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else None
+
+
+def test_every_room_has_a_layer():
+    rooms = {_room(m) for m in _graph()} - {None}
+    assert rooms <= set(LAYERS), f"add {sorted(rooms - set(LAYERS))} to LAYERS"
+
+
+def test_no_upward_or_sideways_import():
+    bad = []
+    for mod, deps in _graph().items():
+        room = _room(mod)
+        if room is None:  # bayes_tee/__init__.py sits on top and may import anything
+            continue
+        for dep in deps:
+            other = _room(dep)
+            if other is None:
+                bad.append(f"{mod} -> {dep} (the package root)")
+            elif other != room and LAYERS[other] >= LAYERS[room]:
+                bad.append(f"{mod} -> {dep} ({room} is layer {LAYERS[room]}, {other} is {LAYERS[other]})")
+    assert not bad, "imports that flow the wrong way:\n" + "\n".join(sorted(bad))
+
+
+def test_no_import_cycle():
+    graph = _graph()
+    # package __init__ files re-export their modules; an edge into one is an edge into what it
+    # re-exports, so cycles through them are real cycles and are kept in the graph
+    state: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def dfs(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for dep in sorted(graph[node]):
+            if state.get(dep) == 1:
+                cycles.append(stack[stack.index(dep):] + [dep])
+            elif dep not in state:
+                dfs(dep)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            dfs(node)
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def _nonblank(path: Path) -> int:
+    return sum(1 for line in path.read_text().splitlines() if line.strip())
+
+
+def test_no_module_is_too_long():
+    long = {str(p.relative_to(PACKAGE)): n for p in PACKAGE.rglob("*.py") if (n := _nonblank(p)) > MAX_MODULE_LINES}
+    assert not long, f"modules over {MAX_MODULE_LINES} non-blank lines: {long}"
+
+
+def test_posterior_is_a_thin_facade():
+    tree = ast.parse((PACKAGE / "tee" / "posterior.py").read_text())
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Posterior")
+    assert cls.end_lineno - cls.lineno + 1 < MAX_POSTERIOR_LINES
+
+
+def test_the_graph_sees_function_level_imports(tmp_path):
+    """The scanner itself: an import inside a function and a relative ``from . import`` count."""
+    src = tmp_path / "bayes_tee" / "tee"
+    src.mkdir(parents=True)
+    (src / "a.py").write_text("def f():\n    from . import b\n    from ..plots import x\n")
+    global PACKAGE
+    saved, PACKAGE = PACKAGE, tmp_path / "bayes_tee"
+    try:
+        found = _imports(src / "a.py", {"bayes_tee.tee.a", "bayes_tee.tee.b", "bayes_tee.plots"})
+    finally:
+        PACKAGE = saved
+    assert found == {"bayes_tee.tee.b", "bayes_tee.plots"}
