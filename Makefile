@@ -9,7 +9,7 @@ LOCK := requirements/lock.txt
 LATEST := .venv-latest
 PYTEST_FAST := -m "not slow"
 
-.PHONY: demo test test-fast test-latest lock wheel-check python-check venv bench models paper clean
+.PHONY: demo test test-fast lint test-latest lock wheel-check python-check venv bench models paper clean
 
 ## Stop with one line when the interpreter is older than 3.12 (PY=/path/to/python3.12 to choose one)
 python-check:
@@ -32,8 +32,14 @@ venv: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/bayes-tee demo --out out
 
-## Run the whole test suite on the locked stack (two pytest-xdist workers)
-test: $(STAMP)
+## ruff lint and format check (part of `make test`)
+LINTED := bayes_tee tests scripts benchmarks
+lint: $(STAMP)
+	$(BIN)/ruff check $(LINTED)
+	$(BIN)/ruff format --check $(LINTED)
+
+## Lint, then the whole test suite on the locked stack (two pytest-xdist workers)
+test: lint
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 ## The inner loop: tests not marked slow

@@ -18,7 +18,8 @@ from ._core import priors
 from ._core.beta_prior import beta_from_mode
 from ._core.exceptions import CalibrationWarning, DesignError, DesignWarning, DiagnosticWarning
 from ._core.version import __version__
-from .calibration import JudgeCalibration, baselines as judge_baselines, calibrate
+from .calibration import JudgeCalibration, calibrate
+from .calibration import baselines as judge_baselines
 from .pairwise import raee
 from .tee import components, gaming, sensitivity
 from .tee.anova import anova_estimates

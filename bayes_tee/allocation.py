@@ -167,9 +167,7 @@ def _parse(strategy: str) -> tuple[str, int | None]:
     m = re.fullmatch(r"panel:(\d+)", strategy)
     if m:
         return "panel", int(m.group(1))
-    raise DesignError(
-        f"Unknown strategy {strategy!r}; use 'all', 'random', 'cyclic', 'single' or 'panel:k'."
-    )
+    raise DesignError(f"Unknown strategy {strategy!r}; use 'all', 'random', 'cyclic', 'single' or 'panel:k'.")
 
 
 def strategy_variance(
@@ -234,7 +232,11 @@ def components_from(
         kinds = {t.label: t.kind for t in source.terms}
         if judge not in labels:
             raise DesignError(f"No {judge!r} component in this fit; components: {labels}.")
-        scen = [scenario] if isinstance(scenario, str) else list(scenario or [t for t in ("item", "category") if t in labels])
+        scen = (
+            [scenario]
+            if isinstance(scenario, str)
+            else list(scenario or [t for t in ("item", "category") if t in labels])
+        )
         gen = [generation] if isinstance(generation, str) else list(generation or [])
         for t in scen + gen:
             if t not in labels:
@@ -261,13 +263,20 @@ def components_from(
     if isinstance(source, pd.DataFrame):
         source = {c: source[c].to_numpy() for c in source.columns}
     if not isinstance(source, dict):
-        raise DesignError("Pass a Posterior, or a mapping/DataFrame of scenario, generation, judge, residual.")
+        raise DesignError(
+            "Pass a Posterior, or a mapping/DataFrame of scenario, generation, judge, residual."
+        )
     missing = [c for c in ("scenario", "generation", "judge", "residual") if c not in source]
     if missing:
         raise DesignError(f"Components missing: {missing}; need scenario, generation, judge, residual.")
     if pool is None:
         raise DesignError("Give pool= (the number of judges available) with explicit components.")
-    arrays = np.broadcast_arrays(*(np.atleast_1d(np.asarray(source[c], float)) for c in ("scenario", "generation", "judge", "residual")))
+    arrays = np.broadcast_arrays(
+        *(
+            np.atleast_1d(np.asarray(source[c], float))
+            for c in ("scenario", "generation", "judge", "residual")
+        )
+    )
     return dict(zip(("scenario", "generation", "judge", "residual"), arrays)), int(pool)
 
 
@@ -283,17 +292,30 @@ class AllocationComparison:
 
     def table(self) -> pd.DataFrame:
         """Per budget and strategy: generations, calls used, Var(mean) median and interval,
-        SE median, and the variance relative to cyclic (median of the per-draw ratio)."""
+        SE median, and the variance relative to cyclic (median of the per-draw ratio).
+        """
         q = [(1 - self.level) / 2, 0.5, (1 + self.level) / 2]
         rows = []
         for (budget, strategy), v in self._draws.items():
             lo, med, hi = np.quantile(v, q)
-            ratio = np.median(v / self._draws[(budget, "cyclic")]) if (budget, "cyclic") in self._draws else np.nan
+            ratio = (
+                np.median(v / self._draws[(budget, "cyclic")])
+                if (budget, "cyclic") in self._draws
+                else np.nan
+            )
             meta = self.meta.loc[(budget, strategy)]
             rows.append(
-                dict(budget_per_item=budget, strategy=strategy, generations=meta["generations"],
-                     calls_per_item=meta["calls"], variance=med, variance_low=lo, variance_high=hi,
-                     se=np.sqrt(med), ratio_to_cyclic=ratio)
+                dict(
+                    budget_per_item=budget,
+                    strategy=strategy,
+                    generations=meta["generations"],
+                    calls_per_item=meta["calls"],
+                    variance=med,
+                    variance_low=lo,
+                    variance_high=hi,
+                    se=np.sqrt(med),
+                    ratio_to_cyclic=ratio,
+                )
             )
         return pd.DataFrame(rows)
 
@@ -313,15 +335,21 @@ class AllocationComparison:
                         continue
                     v1, v2 = self._draws[(b, s1)], self._draws[(b, s2)]
                     rows.append(
-                        dict(budget_per_item=b, better=s1, than=s2, probability=float(np.mean(v1 < v2)),
-                             reduction=float(np.median(1 - v1 / v2)))
+                        dict(
+                            budget_per_item=b,
+                            better=s1,
+                            than=s2,
+                            probability=float(np.mean(v1 < v2)),
+                            reduction=float(np.median(1 - v1 / v2)),
+                        )
                     )
         return pd.DataFrame(rows)
 
     def plot(self, ax=None, **kwargs):
         """Var(mean) against the budget per item, one band per strategy (seed 002 Fig. 2)."""
-        return plot_allocation(self.table(), n_items=self.n_items, pool=self.pool, level=self.level, ax=ax,
-                               **kwargs)
+        return plot_allocation(
+            self.table(), n_items=self.n_items, pool=self.pool, level=self.level, ax=ax, **kwargs
+        )
 
     def __repr__(self) -> str:
         return f"AllocationComparison(n_items={self.n_items}, pool={self.pool}, {len(self._draws)} cells)"
@@ -432,7 +460,9 @@ def simulate(
     True
     """
     rng = np.random.default_rng(random_seed)
-    comp = {key: np.atleast_1d(float(components[key])) for key in ("scenario", "generation", "judge", "residual")}
+    comp = {
+        key: np.atleast_1d(float(components[key])) for key in ("scenario", "generation", "judge", "residual")
+    }
     gamma = pool_biases(pool, float(components["judge"]))
     sd = {key: np.sqrt(float(components[key])) for key in ("scenario", "generation", "residual")}
     rows = []
@@ -454,6 +484,15 @@ def simulate(
             eps = rng.normal(0, sd["residual"], plan.shape)
             means[r] = (alpha + beta + gamma[plan] + eps).mean()
         emp = means.var(ddof=1)
-        rows.append(dict(strategy=s, generations=m, calls_per_item=calls, formula=float(formula[0]),
-                         empirical=emp, ratio=emp / float(formula[0]), mc_se=np.sqrt(2 / (n_sims - 1))))
+        rows.append(
+            dict(
+                strategy=s,
+                generations=m,
+                calls_per_item=calls,
+                formula=float(formula[0]),
+                empirical=emp,
+                ratio=emp / float(formula[0]),
+                mc_se=np.sqrt(2 / (n_sims - 1)),
+            )
+        )
     return pd.DataFrame(rows)

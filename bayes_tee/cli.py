@@ -105,11 +105,13 @@ def _roles(args) -> dict:
     roles = {k: v for k, v in table.items() if k in ROLE_FLAGS}
     unknown = set(table) - set(ROLE_FLAGS)
     if unknown:
-        raise DesignError(f"Unknown role(s) {sorted(unknown)} in {args.roles!r}; roles are {', '.join(ROLE_FLAGS)}.")
+        raise DesignError(
+            f"Unknown role(s) {sorted(unknown)} in {args.roles!r}; roles are {', '.join(ROLE_FLAGS)}."
+        )
     roles.update({r: getattr(args, r) for r in ROLE_FLAGS if getattr(args, r) is not None})
     for r in ("outcome", "item"):
         if not roles.get(r):
-            raise DesignError(f"--{r} is required (or set {r} = \"...\" in a --roles TOML file).")
+            raise DesignError(f'--{r} is required (or set {r} = "..." in a --roles TOML file).')
     return roles
 
 
@@ -117,7 +119,9 @@ def _costs(path: str | None) -> dict:
     t = _toml(path)
     unknown = set(t) - {"cost_per_call", "cost_per_item"}
     if unknown:
-        raise DesignError(f"Unknown key(s) {sorted(unknown)} in {path!r}; use cost_per_call and cost_per_item.")
+        raise DesignError(
+            f"Unknown key(s) {sorted(unknown)} in {path!r}; use cost_per_call and cost_per_item."
+        )
     return t
 
 
@@ -144,7 +148,8 @@ def _emit(args, table, title: str | None = None) -> None:
 
 class _Parser(argparse.ArgumentParser):
     """argparse with user errors (bad flag, missing argument) on exit code 1, like every other
-    user error, instead of argparse's 2 (which means failed diagnostics here)."""
+    user error, instead of argparse's 2 (which means failed diagnostics here).
+    """
 
     def error(self, message: str):
         self.print_usage(sys.stderr)
@@ -188,11 +193,17 @@ def _parser() -> argparse.ArgumentParser:
     fit.add_argument("data")
     for role in ROLE_FLAGS:
         fit.add_argument(f"--{role}")
-    fit.add_argument("--swapped", help="pairwise: the --position level whose verdicts are in the swapped slot frame")
+    fit.add_argument(
+        "--swapped", help="pairwise: the --position level whose verdicts are in the swapped slot frame"
+    )
     fit.add_argument("--roles", help="TOML file with the column roles")
     fit.add_argument("--out", help="where to save the posterior (.nc); required unless --dry-run")
-    fit.add_argument("--family", choices=("gaussian", "binomial"), default="gaussian",
-                     help="gaussian: linear (probability) model; binomial: logit GLMM for 0/1 outcomes")
+    fit.add_argument(
+        "--family",
+        choices=("gaussian", "binomial"),
+        default="gaussian",
+        help="gaussian: linear (probability) model; binomial: logit GLMM for 0/1 outcomes",
+    )
     fit.add_argument("--dry-run", action="store_true", help="validate and describe the design; do not fit")
     _sampler_args(fit)
 
@@ -237,20 +248,35 @@ def _run(args) -> object:
                 if args.json:
                     import json
 
-                    print(json.dumps({
-                        "components": post.components().to_dict("records"),
-                        "shares": post.shares().to_dict("records"),
-                        "theta": post.theta().to_dict("records")[0],
-                        "diagnostics": post.diagnostics(),
-                    }, default=float))
+                    print(
+                        json.dumps(
+                            {
+                                "components": post.components().to_dict("records"),
+                                "shares": post.shares().to_dict("records"),
+                                "theta": post.theta().to_dict("records")[0],
+                                "diagnostics": post.diagnostics(),
+                            },
+                            default=float,
+                        )
+                    )
                 elif sys.stdout.isatty():
                     _rich_summary(post)
                 else:
                     print(post.summary())
             elif args.command == "dstudy":
-                grid = {k: _ints(getattr(args, f)) for k, f in (("n_items", "items"), ("n_prompts", "prompts"),
-                        ("n_judges", "judges"), ("n_temperatures", "temperatures"), ("n_replicates", "replicates"))}
-                table = post.dstudy(**{k: v for k, v in grid.items() if v is not None}, target_se=args.target_se)
+                grid = {
+                    k: _ints(getattr(args, f))
+                    for k, f in (
+                        ("n_items", "items"),
+                        ("n_prompts", "prompts"),
+                        ("n_judges", "judges"),
+                        ("n_temperatures", "temperatures"),
+                        ("n_replicates", "replicates"),
+                    )
+                }
+                table = post.dstudy(
+                    **{k: v for k, v in grid.items() if v is not None}, target_se=args.target_se
+                )
                 _emit(args, table, "Projected SE of theta_hat (posterior median and 90% interval):")
             elif args.command == "allocate":
                 plan = post.allocate(args.budget, **_costs(args.costs), max_items=args.max_items)
@@ -259,7 +285,9 @@ def _run(args) -> object:
                     _emit(args, plan.frontier, "\nFrontier:")
             else:
                 costs = _costs(args.costs)
-                path = post.report(args.html, budget=args.budget, cost_per_call=costs.get("cost_per_call", 1.0))
+                path = post.report(
+                    args.html, budget=args.budget, cost_per_call=costs.get("cost_per_call", 1.0)
+                )
                 print(f"Report written to {path}")
         msg = diag.message(post.diagnostics())
         if msg and not getattr(args, "json", False) and args.command != "summary":

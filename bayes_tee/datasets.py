@@ -46,7 +46,12 @@ from .studies.dgp import tee_dgp
 
 _DEMOS = {
     "tee_demo": dict(
-        n_items=40, n_categories=4, n_prompts=3, n_judges=3, n_temperatures=2, n_replicates=3,
+        n_items=40,
+        n_categories=4,
+        n_prompts=3,
+        n_judges=3,
+        n_temperatures=2,
+        n_replicates=3,
         random_seed=20261121,
     ),
 }
@@ -63,7 +68,9 @@ _REAL = {
 #: AlpacaEval 2.0 models in the bundled extract: 12 spread over the leaderboard, the one its
 #: README quotes, one with exact duplicate rows in the source, one with missing instructions.
 ALPACA_MODELS: tuple[str, ...] = (
-    "FuseChat-Gemma-2-9B-Instruct", "vicuna-13b-v1.5", "alpaca-7b_verbose",
+    "FuseChat-Gemma-2-9B-Instruct",
+    "vicuna-13b-v1.5",
+    "alpaca-7b_verbose",
 )
 
 
@@ -122,11 +129,13 @@ def _regenerate() -> None:
 
 def _alpaca(src: str, n_spread: int = 12) -> tuple[pd.DataFrame, pd.DataFrame]:
     """AlpacaEval 2.0 extract: preferences of a spread of models against gpt4_1106_preview and
-    their published leaderboard rows."""
+    their published leaderboard rows.
+    """
     import os
 
-    prefs = pd.read_csv(os.path.join(src, "alpaca_eval2_weighted_gpt4turbo_preferences_slim.csv"),
-                        dtype={"preference": str})
+    prefs = pd.read_csv(
+        os.path.join(src, "alpaca_eval2_weighted_gpt4turbo_preferences_slim.csv"), dtype={"preference": str}
+    )
     board = pd.read_csv(os.path.join(src, "weighted_alpaca_eval_gpt4_turbo_leaderboard.csv"), index_col=0)
     board = board[board.index.isin(prefs["model"])].sort_values("win_rate")
     picks = board.index[np.linspace(0, len(board) - 1, n_spread).round().astype(int)]
@@ -134,8 +143,17 @@ def _alpaca(src: str, n_spread: int = 12) -> tuple[pd.DataFrame, pd.DataFrame]:
     prefs = prefs[prefs["model"].isin(models)]
     out = prefs[["model", "instruction_idx", "dataset", "generator_1_reference", "preference"]]
     out = out.rename(columns={"generator_1_reference": "reference"})
-    cols = ["win_rate", "standard_error", "n_wins", "n_wins_base", "n_draws", "n_total",
-            "discrete_win_rate", "length_controlled_winrate", "avg_length"]
+    cols = [
+        "win_rate",
+        "standard_error",
+        "n_wins",
+        "n_wins_base",
+        "n_draws",
+        "n_total",
+        "discrete_win_rate",
+        "length_controlled_winrate",
+        "avg_length",
+    ]
     lb = board.loc[models, cols].rename_axis("model").reset_index().sort_values("win_rate", ascending=False)
     return out.reset_index(drop=True), lb.reset_index(drop=True)
 
@@ -160,9 +178,17 @@ def collapse_arena_hard(raw: pd.DataFrame) -> pd.DataFrame:
         else:
             raise ValueError(f"{model} question {q}: {len(w)} rows, expected 2, 4 or 6.")
         for game, (winner, weight) in enumerate(games, start=1):
-            rows.append(dict(question_id=int(q), model=model, baseline=g["model_a"].iloc[0], game=game,
-                             winner=winner, weight=weight,
-                             outcome={"model_b": 1.0, "tie": 0.5, "model_a": 0.0}[winner]))
+            rows.append(
+                dict(
+                    question_id=int(q),
+                    model=model,
+                    baseline=g["model_a"].iloc[0],
+                    game=game,
+                    winner=winner,
+                    weight=weight,
+                    outcome={"model_b": 1.0, "tie": 0.5, "model_a": 0.0}[winner],
+                )
+            )
     return pd.DataFrame(rows)
 
 
@@ -182,8 +208,16 @@ def _arena(src: str) -> pd.DataFrame:
                 human = (rec["human_winner"] == "model_a") == claude_is_a
                 pick = rec["judge_pick"]
                 judged = None if pick is None else float((pick == "A") == claude_is_a)
-                rows.append(dict(id=rec["id"], pair=f"claude-vs-{opponent}", opponent=opponent, judge=judge,
-                                 human_prefers_claude=int(human), judge_prefers_claude=judged))
+                rows.append(
+                    dict(
+                        id=rec["id"],
+                        pair=f"claude-vs-{opponent}",
+                        opponent=opponent,
+                        judge=judge,
+                        human_prefers_claude=int(human),
+                        judge_prefers_claude=judged,
+                    )
+                )
     return pd.DataFrame(rows).sort_values(["pair", "id", "judge"]).reset_index(drop=True)
 
 
@@ -199,7 +233,9 @@ if __name__ == "__main__":
             tables = {"arena_judge_calibration": _arena(os.path.join(src, "debias_llm_judge_arena"))}
             prefs, board = _alpaca(os.path.join(src, "alpaca_eval2"))
             tables.update(alpaca_eval_reference=prefs, alpaca_eval_leaderboard=board)
-            raw = pd.read_json(os.path.join(src, "arena_hard_battles", "arena_hard_battles.jsonl"), lines=True)
+            raw = pd.read_json(
+                os.path.join(src, "arena_hard_battles", "arena_hard_battles.jsonl"), lines=True
+            )
             tables["arena_hard_battles"] = collapse_arena_hard(raw)
         else:
             tables = {"arena_judge_calibration": _arena(src)}

@@ -25,8 +25,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "external" / "tee_replication"
 OLD_COMMIT = "7ded506"  # the last commit on PyMC 5 / ArviZ 0.x
-OLD_PINS = ["pymc>=5.16,<6", "arviz>=0.20,<1", "nutpie>=0.15,<0.16", "numpy<2.4", "pandas<3",
-            "xarray<2025.10", "scipy", "matplotlib", "h5netcdf[h5py]"]
+OLD_PINS = [
+    "pymc>=5.16,<6",
+    "arviz>=0.20,<1",
+    "nutpie>=0.15,<0.16",
+    "numpy<2.4",
+    "pandas<3",
+    "xarray<2025.10",
+    "scipy",
+    "matplotlib",
+    "h5netcdf[h5py]",
+]
 
 #: The worker: fits one layout with few draws, prints JSON timings. Runs on either stack.
 WORKER = r"""
@@ -66,10 +75,20 @@ print(json.dumps({"method": post.method, "import_s": t_import, "build_s": info["
 
 
 def measure(python: str, root: Path, layout: str, cache: Path, draws: int) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(root), NUMBA_CACHE_DIR=str(cache / "numba"),
-               PYTENSOR_FLAGS=f"base_compiledir={cache / 'pytensor'}", BAYES_TEE_CACHE_DIR=str(cache / "bt"))
-    out = subprocess.run([python, "-c", WORKER, layout, str(SHARED), str(draws)], env=env, cwd=root,
-                         capture_output=True, text=True)
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(root),
+        NUMBA_CACHE_DIR=str(cache / "numba"),
+        PYTENSOR_FLAGS=f"base_compiledir={cache / 'pytensor'}",
+        BAYES_TEE_CACHE_DIR=str(cache / "bt"),
+    )
+    out = subprocess.run(
+        [python, "-c", WORKER, layout, str(SHARED), str(draws)],
+        env=env,
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
     if out.returncode:
         raise RuntimeError(f"{layout} on {python}: {out.stderr[-2000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -85,7 +104,9 @@ def old_stack(tmp: Path) -> tuple[str, Path]:
     venv = tmp / "old_venv"
     subprocess.run([py311, "-m", "venv", str(venv)], check=True)
     uv = shutil.which("uv", path=str(Path(sys.executable).parent)) or "uv"
-    subprocess.run([uv, "pip", "install", "--quiet", "--python", str(venv / "bin/python"), *OLD_PINS], check=True)
+    subprocess.run(
+        [uv, "pip", "install", "--quiet", "--python", str(venv / "bin/python"), *OLD_PINS], check=True
+    )
     return str(venv / "bin/python"), src
 
 
@@ -108,21 +129,28 @@ def main() -> None:
                 for run in ("cold", "warm"):
                     r = measure(python, root, layout, cache, a.draws)
                     res[name, layout, run] = r
-                    print(f"{name:3s} {layout:10s} {run:4s} {r['method']:9s} import {r['import_s']:5.1f}s  "
-                          f"build {r['build_s']:5.1f}s  compile {r['compile_s']:6.1f}s  "
-                          f"sample {r['sample_s']:6.1f}s  fit {r['fit_s']:6.1f}s", flush=True)
+                    print(
+                        f"{name:3s} {layout:10s} {run:4s} {r['method']:9s} import {r['import_s']:5.1f}s  "
+                        f"build {r['build_s']:5.1f}s  compile {r['compile_s']:6.1f}s  "
+                        f"sample {r['sample_s']:6.1f}s  fit {r['fit_s']:6.1f}s",
+                        flush=True,
+                    )
         if a.old:
             print("\nold / new (same run; > 1 means the new stack is faster)")
             for layout in layouts:
                 for run in ("cold", "warm"):
                     o, n = res["old", layout, run], res["new", layout, run]
-                    print(f"{layout:10s} {run:4s} compile {o['compile_s'] / n['compile_s']:5.2f}x  "
-                          f"sample {o['sample_s'] / n['sample_s']:5.2f}x  fit {o['fit_s'] / n['fit_s']:5.2f}x")
+                    print(
+                        f"{layout:10s} {run:4s} compile {o['compile_s'] / n['compile_s']:5.2f}x  "
+                        f"sample {o['sample_s'] / n['sample_s']:5.2f}x  fit {o['fit_s'] / n['fit_s']:5.2f}x"
+                    )
         print("\nwarm (second process) vs cold, new stack")
         for layout in layouts:
             c, w = res["new", layout, "cold"], res["new", layout, "warm"]
-            print(f"{layout:10s} fit {c['fit_s']:6.1f}s -> {w['fit_s']:6.1f}s  "
-                  f"(compile {c['compile_s']:5.1f}s -> {w['compile_s']:5.1f}s)")
+            print(
+                f"{layout:10s} fit {c['fit_s']:6.1f}s -> {w['fit_s']:6.1f}s  "
+                f"(compile {c['compile_s']:5.1f}s -> {w['compile_s']:5.1f}s)"
+            )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

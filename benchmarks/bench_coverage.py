@@ -19,8 +19,14 @@ import bayes_tee as bt
 from bayes_tee._core import sampling
 
 PILOT = dict(n_items=30, n_prompts=3, n_judges=3, n_temperatures=3, n_replicates=3)
-ROLES = dict(outcome="score", item="item", prompt="prompt", judge="judge", temperature="temperature",
-             replicate="replicate")
+ROLES = dict(
+    outcome="score",
+    item="item",
+    prompt="prompt",
+    judge="judge",
+    temperature="temperature",
+    replicate="replicate",
+)
 
 
 def fits(n: int, draws: int, seed: int, *, reuse: bool) -> list[float]:
@@ -33,8 +39,9 @@ def fits(n: int, draws: int, seed: int, *, reuse: bool) -> list[float]:
         t0 = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", bt.DiagnosticWarning)
-            bt.fit_posterior(df, **ROLES, draws=draws, tune=draws, random_seed=int(rng.integers(2**31)),
-                             progressbar=False)
+            bt.fit_posterior(
+                df, **ROLES, draws=draws, tune=draws, random_seed=int(rng.integers(2**31)), progressbar=False
+            )
         times.append(time.perf_counter() - t0)
     return times
 
@@ -50,11 +57,15 @@ def main() -> None:
     reused = fits(a.fits + 1, a.draws, 2, reuse=True)
     first, rest = reused[0], np.array(reused[1:])
     print(f"recompile every fit: {np.mean(fresh):6.2f} s per fit (n={len(fresh)})")
-    print(f"reuse compiled model: first fit {first:6.2f} s, then {rest.mean():6.2f} s per fit "
-          f"(median {np.median(rest):.2f}, n={rest.size})")
+    print(
+        f"reuse compiled model: first fit {first:6.2f} s, then {rest.mean():6.2f} s per fit "
+        f"(median {np.median(rest):.2f}, n={rest.size})"
+    )
     print(f"per-fit ratio, recompile / reuse: {np.mean(fresh) / rest.mean():6.1f}x")
-    print(f"projected 200-fit study on one core: {200 * np.mean(fresh) / 60:5.1f} min recompiling, "
-          f"{(first + 199 * rest.mean()) / 60:5.1f} min reusing")
+    print(
+        f"projected 200-fit study on one core: {200 * np.mean(fresh) / 60:5.1f} min recompiling, "
+        f"{(first + 199 * rest.mean()) / 60:5.1f} min reusing"
+    )
 
 
 if __name__ == "__main__":

@@ -20,7 +20,13 @@ import pandas as pd
 
 import bayes_tee as bt
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "external" / "all_the_noises_highk_temp0.7" / "input_table_math500_cot.csv"
+DATA = (
+    Path(__file__).resolve().parents[2]
+    / "shared"
+    / "external"
+    / "all_the_noises_highk_temp0.7"
+    / "input_table_math500_cot.csv"
+)
 
 
 def table() -> pd.DataFrame:
@@ -28,13 +34,24 @@ def table() -> pd.DataFrame:
         return pd.read_csv(DATA, index_col=0).rename(columns={"example_id": "question"})
     rng = np.random.default_rng(0)
     u = rng.beta(0.6, 0.4, 500)
-    rows = [pd.DataFrame({"model": f"m{m}", "question": np.arange(500), "count": 100,
-                          "correct": rng.binomial(100, np.clip(u + 0.01 * m, 0, 1))}) for m in range(48)]
+    rows = [
+        pd.DataFrame(
+            {
+                "model": f"m{m}",
+                "question": np.arange(500),
+                "count": 100,
+                "correct": rng.binomial(100, np.clip(u + 0.01 * m, 0, 1)),
+            }
+        )
+        for m in range(48)
+    ]
     return pd.concat(rows, ignore_index=True)
 
 
 def loop_pairs(df: pd.DataFrame) -> dict:
-    p = df.pivot(index="question", columns="model", values="correct") / df.pivot(index="question", columns="model", values="count")
+    p = df.pivot(index="question", columns="model", values="correct") / df.pivot(
+        index="question", columns="model", values="count"
+    )
     k = df.pivot(index="question", columns="model", values="count")
     out = {}
     for a, b in combinations(p.columns, 2):
@@ -61,7 +78,11 @@ def main() -> None:
         m = nz.pair_matrices()
     t_vec = (time.perf_counter() - t0) / reps
     idx = {name: i for i, name in enumerate(nz.models_)}
-    worst = max(abs(m[c][idx[a], idx[b]] - v[j]) for (a, b), v in base.items() for j, c in enumerate(("total", "data", "pred")))
+    worst = max(
+        abs(m[c][idx[a], idx[b]] - v[j])
+        for (a, b), v in base.items()
+        for j, c in enumerate(("total", "data", "pred"))
+    )
     n_models = len(nz.models_)
     print(f"{n_models} models x {nz.n_questions} questions, {len(base)} pairs")
     print(f"per-pair loop (baseline): {t_loop * 1000:8.1f} ms")

@@ -17,10 +17,16 @@ import warnings
 from bayes_tee.studies import repeated as rp
 
 CASES = [
-    ("pilot N30 V3 M3 H2 R3 -> N120 V5", dict(n_items=30, n_prompts=3, n_judges=3, n_temperatures=2, n_replicates=3),
-     dict(n_items=120, n_prompts=5)),
-    ("pilot N30 V3 M3 H2 R3 -> N60 V3 M1 R1", dict(n_items=30, n_prompts=3, n_judges=3, n_temperatures=2, n_replicates=3),
-     dict(n_items=60, n_judges=1, n_replicates=1)),
+    (
+        "pilot N30 V3 M3 H2 R3 -> N120 V5",
+        dict(n_items=30, n_prompts=3, n_judges=3, n_temperatures=2, n_replicates=3),
+        dict(n_items=120, n_prompts=5),
+    ),
+    (
+        "pilot N30 V3 M3 H2 R3 -> N60 V3 M1 R1",
+        dict(n_items=30, n_prompts=3, n_judges=3, n_temperatures=2, n_replicates=3),
+        dict(n_items=60, n_judges=1, n_replicates=1),
+    ),
 ]
 
 
@@ -33,12 +39,16 @@ def main() -> None:
     warnings.simplefilter("ignore")
     for name, pilot, target in CASES:
         t = time.perf_counter()
-        s = rp.projection_coverage(pilot, target, n_reps=args.reps, n_studies=args.studies, random_seed=args.seed)
+        s = rp.projection_coverage(
+            pilot, target, n_reps=args.reps, n_studies=args.studies, random_seed=args.seed
+        )
         a = s.attrs
-        print(f"{name}: true SE {a['true_se']:.4f}, empirical SE {a['empirical_se']:.4f} "
-              f"({args.studies} studies); 90% projection interval covers the empirical SE in "
-              f"{a['coverage']:.1%} of {args.reps} pilots; median projected/true {a['median_ratio']:.3f}; "
-              f"diagnostics ok in {s['diagnostics_ok'].mean():.0%}; {time.perf_counter() - t:.0f} s")
+        print(
+            f"{name}: true SE {a['true_se']:.4f}, empirical SE {a['empirical_se']:.4f} "
+            f"({args.studies} studies); 90% projection interval covers the empirical SE in "
+            f"{a['coverage']:.1%} of {args.reps} pilots; median projected/true {a['median_ratio']:.3f}; "
+            f"diagnostics ok in {s['diagnostics_ok'].mean():.0%}; {time.perf_counter() - t:.0f} s"
+        )
 
 
 if __name__ == "__main__":

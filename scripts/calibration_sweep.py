@@ -30,8 +30,9 @@ BASELINES = ("naive", "rg_shared", "rg_system", "ppi++")
 
 def one_rep(J: float, gap: float, seed: int) -> list[dict]:
     a, b = (1 + J) / 2, (1 + J + gap) / 2
-    test, calib = judge_calibration(ACC, se={"A": a, "B": b}, sp={"A": a, "B": b}, n_test=600, n_calib=200,
-                                    random_seed=seed)
+    test, calib = judge_calibration(
+        ACC, se={"A": a, "B": b}, sp={"A": a, "B": b}, n_test=600, n_calib=200, random_seed=seed
+    )
     true_diff = ACC["A"] - ACC["B"]
     rows = []
     for mode in ("shared", "system", "hierarchical"):
@@ -42,27 +43,72 @@ def one_rep(J: float, gap: float, seed: int) -> list[dict]:
             est = cal.estimates().query("system == 'A'").set_index("estimator")
             cmp = cal.compare("A", "B").iloc[0]
         ok = cal.convergence()["ok"]
-        rows.append(dict(estimator=f"bayes_{mode}", target="accuracy A", estimate=est.loc[f"bayes_{mode}", "estimate"],
-                         low=est.loc[f"bayes_{mode}", "low"], high=est.loc[f"bayes_{mode}", "high"], truth=ACC["A"], ok=ok))
-        rows.append(dict(estimator=f"bayes_{mode}", target="A - B", estimate=cmp["diff_median"], low=cmp["diff_low"],
-                         high=cmp["diff_high"], truth=true_diff, ok=ok))
+        rows.append(
+            dict(
+                estimator=f"bayes_{mode}",
+                target="accuracy A",
+                estimate=est.loc[f"bayes_{mode}", "estimate"],
+                low=est.loc[f"bayes_{mode}", "low"],
+                high=est.loc[f"bayes_{mode}", "high"],
+                truth=ACC["A"],
+                ok=ok,
+            )
+        )
+        rows.append(
+            dict(
+                estimator=f"bayes_{mode}",
+                target="A - B",
+                estimate=cmp["diff_median"],
+                low=cmp["diff_low"],
+                high=cmp["diff_high"],
+                truth=true_diff,
+                ok=ok,
+            )
+        )
         if mode == "shared":
             for name in BASELINES:
                 key = name.replace("++", "")
-                rows.append(dict(estimator=name, target="accuracy A", estimate=est.loc[name, "estimate"],
-                                 low=est.loc[name, "low"], high=est.loc[name, "high"], truth=ACC["A"], ok=True))
-                rows.append(dict(estimator=name, target="A - B", estimate=cmp[f"{key}_diff"], low=cmp[f"{key}_low"],
-                                 high=cmp[f"{key}_high"], truth=true_diff, ok=True))
+                rows.append(
+                    dict(
+                        estimator=name,
+                        target="accuracy A",
+                        estimate=est.loc[name, "estimate"],
+                        low=est.loc[name, "low"],
+                        high=est.loc[name, "high"],
+                        truth=ACC["A"],
+                        ok=True,
+                    )
+                )
+                rows.append(
+                    dict(
+                        estimator=name,
+                        target="A - B",
+                        estimate=cmp[f"{key}_diff"],
+                        low=cmp[f"{key}_low"],
+                        high=cmp[f"{key}_high"],
+                        truth=true_diff,
+                        ok=True,
+                    )
+                )
     return rows
 
 
 def summarise(raw: pd.DataFrame) -> pd.DataFrame:
-    raw = raw.assign(err=raw["estimate"] - raw["truth"], hit=(raw["low"] <= raw["truth"]) & (raw["truth"] <= raw["high"]),
-                     width=raw["high"] - raw["low"])
+    raw = raw.assign(
+        err=raw["estimate"] - raw["truth"],
+        hit=(raw["low"] <= raw["truth"]) & (raw["truth"] <= raw["high"]),
+        width=raw["high"] - raw["low"],
+    )
     g = raw.groupby(["sweep", "J", "gap", "target", "estimator"], sort=False)
-    return g.agg(bias=("err", "mean"), bias_mcse=("err", lambda e: e.std() / np.sqrt(len(e))), coverage=("hit", "mean"),
-                 width=("width", "mean"), rmse=("err", lambda e: float(np.sqrt(np.mean(e**2)))),
-                 fits_ok=("ok", "mean"), reps=("err", "size")).reset_index()
+    return g.agg(
+        bias=("err", "mean"),
+        bias_mcse=("err", lambda e: e.std() / np.sqrt(len(e))),
+        coverage=("hit", "mean"),
+        width=("width", "mean"),
+        rmse=("err", lambda e: float(np.sqrt(np.mean(e**2)))),
+        fits_ok=("ok", "mean"),
+        reps=("err", "size"),
+    ).reset_index()
 
 
 def main() -> None:

@@ -57,8 +57,10 @@ def main() -> None:
     python = a.python or newest_python()
     tmp = Path(tempfile.mkdtemp(prefix="bayes_tee_wheel_"))
     try:
-        run([sys.executable, "-m", "build", "--wheel", "--outdir", str(tmp / "dist"), str(ROOT)],
-            stdout=subprocess.DEVNULL)
+        run(
+            [sys.executable, "-m", "build", "--wheel", "--outdir", str(tmp / "dist"), str(ROOT)],
+            stdout=subprocess.DEVNULL,
+        )
         wheel = next((tmp / "dist").glob("bayes_tee-*.whl"))
         run([python, "-m", "venv", str(tmp / "venv")])
         vpy = tmp / "venv" / "bin" / "python"
@@ -66,7 +68,10 @@ def main() -> None:
         run([uv, "pip", "install", "--quiet", "--python", str(vpy), "-c", str(LOCK), str(wheel)])
         run([str(vpy), "-c", SMOKE], cwd=tmp)
         run([str(tmp / "venv" / "bin" / "bayes-tee"), "--help"], cwd=tmp, stdout=subprocess.DEVNULL)
-        print(f"wheel {wheel.name} fits the demo on {subprocess.check_output([str(vpy), '--version'], text=True).strip()}")
+        print(
+            f"wheel {wheel.name} fits the demo on "
+            f"{subprocess.check_output([str(vpy), '--version'], text=True).strip()}"
+        )
     finally:
         if a.keep:
             print(f"kept {tmp}")

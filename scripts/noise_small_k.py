@@ -59,16 +59,26 @@ def main() -> None:
             for name in names:
                 truth = truth_tab[name].to_numpy()
                 exact_var = est[f"{name}_exact"].to_numpy()
-                rows.append(dict(
-                    K=k, level=level, component=name, classes=args.classes, n=len(truth),
-                    full_k_mean=truth.mean(),
-                    exact_rmse=np.sqrt(np.mean((exact_var - truth) ** 2)),
-                    exact_zero=np.mean(exact_var == 0),
-                    bayes_rmse=np.sqrt(np.mean((est[name].to_numpy() - truth) ** 2)),
-                    bayes_cover90=np.mean((est[f"{name}_low"].to_numpy() <= truth) & (truth <= est[f"{name}_high"].to_numpy())),
-                    bayes_min_low=est[f"{name}_low"].min(),
-                    fit_s=secs, diagnostics_ok=nb.diagnostics()["ok"],
-                ))
+                rows.append(
+                    dict(
+                        K=k,
+                        level=level,
+                        component=name,
+                        classes=args.classes,
+                        n=len(truth),
+                        full_k_mean=truth.mean(),
+                        exact_rmse=np.sqrt(np.mean((exact_var - truth) ** 2)),
+                        exact_zero=np.mean(exact_var == 0),
+                        bayes_rmse=np.sqrt(np.mean((est[name].to_numpy() - truth) ** 2)),
+                        bayes_cover90=np.mean(
+                            (est[f"{name}_low"].to_numpy() <= truth)
+                            & (truth <= est[f"{name}_high"].to_numpy())
+                        ),
+                        bayes_min_low=est[f"{name}_low"].min(),
+                        fit_s=secs,
+                        diagnostics_ok=nb.diagnostics()["ok"],
+                    )
+                )
         print(f"K={k}: fit {secs:.1f} s, diagnostics ok: {nb.diagnostics()['ok']}", flush=True)
     out = pd.DataFrame(rows)
     out.to_csv(args.out, index=False, float_format="%.6g")

@@ -20,7 +20,8 @@ from traitlets.config import Config
 
 def ipc_config(folder: Path) -> Config:
     """Kernel over IPC sockets in ``folder``: no TCP ports, no "running over TCP" warning; the
-    client still owns (and shuts down) the kernel it starts."""
+    client still owns (and shuts down) the kernel it starts.
+    """
     config = Config()
     config.KernelManager.transport = "ipc"
     config.KernelManager.ip = str(folder / "kernel")
@@ -33,8 +34,13 @@ def main(src: str, dst: str) -> None:
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         # IPC sockets in a private folder: no TCP ports, and no "running over TCP" warning
-        NotebookClient(nb, timeout=None, kernel_name="python3", config=ipc_config(Path(tmp)),
-                       resources={"metadata": {"path": str(path.parent)}}).execute()
+        NotebookClient(
+            nb,
+            timeout=None,
+            kernel_name="python3",
+            config=ipc_config(Path(tmp)),
+            resources={"metadata": {"path": str(path.parent)}},
+        ).execute()
     Path(dst).parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, dst)
     print(f"{path.name}: executed in {time.perf_counter() - t0:.0f} s -> {dst}")

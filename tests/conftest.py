@@ -45,11 +45,14 @@ def demo_post_cells(demo_df):
 @pytest.fixture(scope="session")
 def agrees_with_the_balanced_shortcut():
     """Check that a general likelihood matches the balanced shortcut on the same data: every
-    component's median within a quarter of a posterior SD, no divergences."""
+    component's median within a quarter of a posterior SD, no divergences.
+    """
+
     def check(balanced, other) -> None:
         a, b = balanced.component_draws(), other.component_draws()
         for k in a["component"].values:
             xa, xb = a.sel(component=k).values.ravel(), b.sel(component=k).values.ravel()
             assert abs(np.median(xa) - np.median(xb)) < 0.25 * xa.std(), k
         assert other.diagnostics()["divergences"] == 0
+
     return check

@@ -48,24 +48,36 @@ def test_cyclic_divisibility_rule():
 @pytest.mark.parametrize("budget", [5, 7])
 def test_formula_matches_simulated_evaluations(budget):
     """Empirical Var(mean) over 3000 simulated evaluations planned with the scheduler agrees
-    with the closed form for every strategy (seed 002 Fig. 2), items held fixed as there."""
+    with the closed form for every strategy (seed 002 Fig. 2), items held fixed as there.
+    """
     comp = {**QWEN, "scenario": 0.0}
-    t = allocation.simulate(comp, budget_per_item=budget, n_items=16, pool=5, n_sims=3000,
-                            strategies=("all", "random", "cyclic", "single", "panel:2"), random_seed=budget)
+    t = allocation.simulate(
+        comp,
+        budget_per_item=budget,
+        n_items=16,
+        pool=5,
+        n_sims=3000,
+        strategies=("all", "random", "cyclic", "single", "panel:2"),
+        random_seed=budget,
+    )
     assert (abs(t["ratio"] - 1) < 3.5 * t["mc_se"]).all(), t
     v = t.set_index("strategy")["formula"]
     assert v["cyclic"] < v["random"] and v["cyclic"] < v["all"] and v["single"] > 10 * v["cyclic"]
 
 
 def test_dominance_and_seed_002_numbers():
-    cmp = allocation.compare(QWEN, budget_per_item=[5, 10, 20, 50], n_items=80, pool=5, include_scenario=False)
+    cmp = allocation.compare(
+        QWEN, budget_per_item=[5, 10, 20, 50], n_items=80, pool=5, include_scenario=False
+    )
     t = cmp.table().set_index(["budget_per_item", "strategy"])
     # seed 002 Sec. 4.4: at B=5 cycling cuts the variance of random judging by 30-35%
     cut = 1 - t.loc[(5, "cyclic"), "variance"] / t.loc[(5, "random"), "variance"]
     assert cut == pytest.approx(1 - (0.266 + 1.486) / (0.266 + 0.947 + 1.486), rel=1e-9)
     assert 0.30 <= cut <= 0.36
     for b in (5, 10, 20, 50):
-        assert t.loc[(b, "cyclic"), "variance"] <= min(t.loc[(b, "all"), "variance"], t.loc[(b, "random"), "variance"])
+        assert t.loc[(b, "cyclic"), "variance"] <= min(
+            t.loc[(b, "all"), "variance"], t.loc[(b, "random"), "variance"]
+        )
     # for Qwen, generation variance is large: random single judge beats all judges (Eq. 8)
     assert t.loc[(5, "random"), "variance"] < t.loc[(5, "all"), "variance"]
     p = cmp.probabilities().set_index(["budget_per_item", "better", "than"])

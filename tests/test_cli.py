@@ -12,22 +12,46 @@ import bayes_tee as bt
 from bayes_tee.cli import main
 
 ROLES_TOML = 'outcome = "score"\nitem = "item"\nprompt = "prompt"\njudge = "judge"\n'
-SECTIONS = ("Write-up", "Diagnostics", "Design", "Variance components and shares", "theta: corrected",
-            "D-study", "Single design changes", "Budget allocation", "Prior sensitivity", "Reporting checklist")
+SECTIONS = (
+    "Write-up",
+    "Diagnostics",
+    "Design",
+    "Variance components and shares",
+    "theta: corrected",
+    "D-study",
+    "Single design changes",
+    "Budget allocation",
+    "Prior sensitivity",
+    "Reporting checklist",
+)
 
 
 @pytest.fixture(scope="module")
 def pilot(tmp_path_factory):
     """A pilot CSV, its roles TOML, a costs TOML, fitted through the CLI."""
     tmp = tmp_path_factory.mktemp("cli")
-    df = bt.simulate.tee_dgp(n_items=12, n_prompts=2, n_judges=2, n_temperatures=1, n_replicates=2,
-                             random_seed=1)
+    df = bt.simulate.tee_dgp(
+        n_items=12, n_prompts=2, n_judges=2, n_temperatures=1, n_replicates=2, random_seed=1
+    )
     (tmp / "pilot.csv").write_text(df.to_csv(index=False))
     (tmp / "roles.toml").write_text(ROLES_TOML)
     (tmp / "costs.toml").write_text("cost_per_item = 0.5\n[cost_per_call]\njudge1 = 2.0\njudge2 = 0.5\n")
     out = tmp / "pilot.nc"
-    code = main(["fit", str(tmp / "pilot.csv"), "--roles", str(tmp / "roles.toml"), "--out", str(out),
-                 "--draws", "300", "--tune", "300", "--quiet"])
+    code = main(
+        [
+            "fit",
+            str(tmp / "pilot.csv"),
+            "--roles",
+            str(tmp / "roles.toml"),
+            "--out",
+            str(out),
+            "--draws",
+            "300",
+            "--tune",
+            "300",
+            "--quiet",
+        ]
+    )
     assert code == 0 and out.exists()
     return tmp
 
@@ -89,7 +113,10 @@ def test_rich_summary_on_a_terminal(pilot, monkeypatch, capsys):
 
 def test_report_is_self_contained_with_every_section(pilot, capsys):
     html = pilot / "report.html"
-    assert main(["report", str(pilot / "pilot.nc"), "--html", str(html), "--costs", str(pilot / "costs.toml")]) == 0
+    assert (
+        main(["report", str(pilot / "pilot.nc"), "--html", str(html), "--costs", str(pilot / "costs.toml")])
+        == 0
+    )
     text = html.read_text()
     for section in SECTIONS:
         assert f"<h2>{section}" in text, section
@@ -102,31 +129,54 @@ def test_report_is_self_contained_with_every_section(pilot, capsys):
     assert writeup.split(". ")[0] in text
 
 
-@pytest.mark.skipif(not (shutil.which("chromium") or shutil.which("chromium-browser")),
-                    reason="Chromium not installed (Debian package 'chromium')")
+@pytest.mark.skipif(
+    not (shutil.which("chromium") or shutil.which("chromium-browser")),
+    reason="Chromium not installed (Debian package 'chromium')",
+)
 def test_report_renders_in_a_browser(pilot):
     html = pilot / "report.html"
     if not html.exists():
         main(["report", str(pilot / "pilot.nc"), "--html", str(html)])
     png = pilot / "report.png"
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", f"--screenshot={png}",
-                    "--window-size=1100,4000", html.as_uri()], check=True, timeout=120, capture_output=True)
+    subprocess.run(
+        [
+            browser,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            f"--screenshot={png}",
+            "--window-size=1100,4000",
+            html.as_uri(),
+        ],
+        check=True,
+        timeout=120,
+        capture_output=True,
+    )
     assert png.exists() and png.stat().st_size > 50_000
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["fit", "{d}/nope.csv", "--outcome", "score", "--item", "item", "--out", "x.nc"], "No file"),
-    (["fit", "{d}/bad.parquet", "--outcome", "score", "--item", "item", "--out", "x.nc"], "Could not read"),
-    (["fit", "{d}/pilot.csv", "--outcome", "score", "--item", "item", "--bogus", "1"], "unrecognized arguments"),
-    (["fit", "{d}/pilot.csv", "--item", "item", "--out", "x.nc"], "--outcome is required"),
-    (["fit", "{d}/pilot.csv", "--roles", "{d}/bad.toml", "--dry-run"], "not valid TOML"),
-    (["fit", "{d}/pilot.csv", "--roles", "{d}/typo.toml", "--dry-run"], "Unknown role"),
-    (["fit", "{d}/pilot.csv", "--roles", "{d}/roles.toml"], "--out is required"),
-    (["dstudy", "{d}/pilot.nc", "--items", "ten"], "comma-separated integers"),
-    (["allocate", "{d}/pilot.nc"], "--budget"),
-    (["summary", "{d}/pilot.csv"], "not a bayes_tee posterior"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["fit", "{d}/nope.csv", "--outcome", "score", "--item", "item", "--out", "x.nc"], "No file"),
+        (
+            ["fit", "{d}/bad.parquet", "--outcome", "score", "--item", "item", "--out", "x.nc"],
+            "Could not read",
+        ),
+        (
+            ["fit", "{d}/pilot.csv", "--outcome", "score", "--item", "item", "--bogus", "1"],
+            "unrecognized arguments",
+        ),
+        (["fit", "{d}/pilot.csv", "--item", "item", "--out", "x.nc"], "--outcome is required"),
+        (["fit", "{d}/pilot.csv", "--roles", "{d}/bad.toml", "--dry-run"], "not valid TOML"),
+        (["fit", "{d}/pilot.csv", "--roles", "{d}/typo.toml", "--dry-run"], "Unknown role"),
+        (["fit", "{d}/pilot.csv", "--roles", "{d}/roles.toml"], "--out is required"),
+        (["dstudy", "{d}/pilot.nc", "--items", "ten"], "comma-separated integers"),
+        (["allocate", "{d}/pilot.nc"], "--budget"),
+        (["summary", "{d}/pilot.csv"], "not a bayes_tee posterior"),
+    ],
+)
 def test_every_user_error_exits_1_without_traceback(pilot, argv, message, capsys):
     (pilot / "bad.parquet").write_text("not parquet")
     (pilot / "bad.toml").write_text("outcome = \n")
@@ -142,8 +192,15 @@ def test_demo_in_a_fresh_process_prints_no_library_warnings(tmp_path):
     exe = Path(sys.executable).with_name("bayes-tee")
     if not exe.exists():
         pytest.skip("the bayes-tee entry point is not installed in this environment")
-    out = subprocess.run([exe, "demo", "--out", str(tmp_path), "--quiet"], capture_output=True, text=True,
-                         timeout=900, env={**os.environ, "PYTHONWARNINGS": "default"})
+    out = subprocess.run(
+        [exe, "demo", "--out", str(tmp_path), "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={**os.environ, "PYTHONWARNINGS": "default"},
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     assert "Diagnostics:" in out.stdout and (tmp_path / "shares.png").exists()
-    assert not [line for line in out.stderr.splitlines() if re.search(r"Warning|warn", line)], out.stderr[-2000:]
+    assert not [line for line in out.stderr.splitlines() if re.search(r"Warning|warn", line)], out.stderr[
+        -2000:
+    ]

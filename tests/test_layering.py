@@ -12,9 +12,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
-
 PACKAGE = Path(__file__).resolve().parents[1] / "bayes_tee"
 
 #: Rank of each top-level room; equal ranks may not import each other.
@@ -123,7 +120,7 @@ def test_no_import_cycle():
         stack.append(node)
         for dep in sorted(graph[node]):
             if state.get(dep) == 1:
-                cycles.append(stack[stack.index(dep):] + [dep])
+                cycles.append(stack[stack.index(dep) :] + [dep])
             elif dep not in state:
                 dfs(dep)
         stack.pop()
@@ -140,7 +137,11 @@ def _nonblank(path: Path) -> int:
 
 
 def test_no_module_is_too_long():
-    long = {str(p.relative_to(PACKAGE)): n for p in PACKAGE.rglob("*.py") if (n := _nonblank(p)) > MAX_MODULE_LINES}
+    long = {
+        str(p.relative_to(PACKAGE)): n
+        for p in PACKAGE.rglob("*.py")
+        if (n := _nonblank(p)) > MAX_MODULE_LINES
+    }
     assert not long, f"modules over {MAX_MODULE_LINES} non-blank lines: {long}"
 
 

@@ -1,6 +1,5 @@
 """Execute every notebook top to bottom with few draws (BAYES_TEE_FAST=1)."""
 
-import os
 import re
 from pathlib import Path
 
@@ -27,8 +26,13 @@ def test_notebook_runs(path, monkeypatch, tmp_path):
     config = Config()
     config.KernelManager.transport = "ipc"
     config.KernelManager.ip = str(tmp_path / "kernel")
-    NotebookClient(nb, timeout=900, kernel_name="python3", config=config,
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    NotebookClient(
+        nb,
+        timeout=900,
+        kernel_name="python3",
+        config=config,
+        resources={"metadata": {"path": str(path.parent)}},
+    ).execute()
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     errors = [o for o in outputs if o.get("output_type") == "error"]
     assert not errors

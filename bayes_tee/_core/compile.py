@@ -43,8 +43,14 @@ def compile_cached(model: pm.Model):
     the same model and the same initialisation as through :func:`compile_native`.
     """
     # chains start in parallel threads: PyTensor functions are not thread-safe, so lock it
-    initial = _wrap_with_lock(make_initial_point_fn(model=model, default_strategy="support_point",
-                                                    jitter_rvs=set(model.free_RVs), return_transformed=True))
+    initial = _wrap_with_lock(
+        make_initial_point_fn(
+            model=model,
+            default_strategy="support_point",
+            jitter_rvs=set(model.free_RVs),
+            return_transformed=True,
+        )
+    )
     n_dim, _, logp_pt, expand_pt, initial_point, shape_info, reparameterized = _make_functions(
         model, mode="NUMBA", compute_grad=True, join_expanded=False, pymc_initial_point_fn=initial
     )
@@ -65,8 +71,9 @@ def compile_cached(model: pm.Model):
     def make_expand(seed1, seed2, chain):
         def expand(x, **data):
             values = expand_jit(x, *[data[n] for n in expand_names])
-            return {n: np.ascontiguousarray(v, dtype=float64).reshape(s)
-                    for n, v, s in zip(names, values, shapes)}
+            return {
+                n: np.ascontiguousarray(v, dtype=float64).reshape(s) for n, v, s in zip(names, values, shapes)
+            }
 
         return expand
 
@@ -84,4 +91,3 @@ def compile_cached(model: pm.Model):
         coords=coords,
         reparameterized_names=reparameterized,
     )
-

@@ -94,7 +94,8 @@ def warn_if_failed(diag: dict, stacklevel: int = 3) -> None:
 
 def stamp(table, diag: dict, stacklevel: int = 4):
     """Warn if the fit failed a check and record the verdict in ``table.attrs``
-    (``diagnostics_ok``, and ``warning`` when it failed), so it travels with the table."""
+    (``diagnostics_ok``, and ``warning`` when it failed), so it travels with the table.
+    """
     warn_if_failed(diag, stacklevel=stacklevel + 1)
     table.attrs["diagnostics_ok"] = diag["ok"]
     if not diag["ok"]:

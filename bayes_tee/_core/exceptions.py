@@ -25,7 +25,8 @@ class DiagnosticWarning(UserWarning):
 
 class CalibrationWarning(UserWarning):
     """A judge-calibration diagnostic failed: Youden J is small, or calibration differs between
-    systems where it was assumed shared; corrected estimates need a weaker claim."""
+    systems where it was assumed shared; corrected estimates need a weaker claim.
+    """
 
 
 # A failed fit must be visible every time a summary of it is shown, not once per session.

@@ -28,7 +28,8 @@ def interval(x: np.ndarray, level: float, axis: int | None = 0) -> tuple[np.ndar
 
 def summarize_samples(x: np.ndarray, level: float, prefix: str = "") -> pd.DataFrame:
     """Median and central interval of each column of ``(n_samples, n)`` draws: columns
-    ``{prefix}median``, ``{prefix}low``, ``{prefix}high``."""
+    ``{prefix}median``, ``{prefix}low``, ``{prefix}high``.
+    """
     lo, med, hi = interval(x, level, axis=0)
     return pd.DataFrame({f"{prefix}median": med, f"{prefix}low": lo, f"{prefix}high": hi})
 
@@ -43,7 +44,8 @@ def summarize(da: xr.DataArray, level: float, prefix: str = "") -> pd.DataFrame:
 
 def add_interval(table: pd.DataFrame, name: str, x: np.ndarray, level: float) -> pd.DataFrame:
     """Add columns ``name`` (median), ``name_low`` and ``name_high`` of ``(n_samples, n)`` draws
-    to ``table`` in place (tables that name the quantity itself, e.g. ``SE``), and return it."""
+    to ``table`` in place (tables that name the quantity itself, e.g. ``SE``), and return it.
+    """
     lo, med, hi = interval(x, level, axis=0)
     table[name], table[f"{name}_low"], table[f"{name}_high"] = med, lo, hi
     return table

@@ -65,8 +65,9 @@ def sample(
             # numba's hint that np.dot is faster on contiguous arrays, raised while compiling
             # the Woodbury terms on a cold cache: a compiler note, not a user problem
             warnings.filterwarnings("ignore", category=_numba_performance_warning())
-            return _sample_nutpie(model, chains, tune, draws, target_accept, seed, progressbar, reuse, start,
-                                  cached)
+            return _sample_nutpie(
+                model, chains, tune, draws, target_accept, seed, progressbar, reuse, start, cached
+            )
     if sampler == "pymc":
         with model:
             idata = pm.sample(
@@ -82,8 +83,10 @@ def sample(
                 compute_convergence_checks=False,
             )
         t2 = time.perf_counter()
-        return idata, {"start": start, "durations": {"compile_s": None, "sample_s": round(t2 - start, 3),
-                                               "reused_compiled": False}}
+        return idata, {
+            "start": start,
+            "durations": {"compile_s": None, "sample_s": round(t2 - start, 3), "reused_compiled": False},
+        }
     raise ValueError(f"sampler must be 'nutpie' or 'pymc', got {sampler!r}.")
 
 
@@ -132,6 +135,10 @@ def _sample_nutpie(model, chains, tune, draws, target_accept, seed, progressbar,
         save_warmup=False,
     )
     t2 = time.perf_counter()
-    durations = {"compile_s": round(t1 - start, 3), "sample_s": round(t2 - t1, 3), "reused_compiled": reused,
-                 "compiled_with": kind}
+    durations = {
+        "compile_s": round(t1 - start, 3),
+        "sample_s": round(t2 - t1, 3),
+        "reused_compiled": reused,
+        "compiled_with": kind,
+    }
     return idata, {"start": start, "durations": durations}

@@ -47,11 +47,14 @@ class Linear:
 
     @property
     def se(self) -> float:
+        """Standard error ``sqrt(sum phi^2)`` over the influence values (NaN when undefined)."""
         if not np.isfinite(self.estimate):
             return np.nan
         return float(np.sqrt(sum(v * v for v in self.influence.values())))
 
-    def interval(self, level: float = 0.9, bounds: tuple[float, float] | None = (0.0, 1.0)) -> tuple[float, float]:
+    def interval(
+        self, level: float = 0.9, bounds: tuple[float, float] | None = (0.0, 1.0)
+    ) -> tuple[float, float]:
         """Normal interval, clipped to ``bounds``; ``(lo, hi)`` of the bounds when undefined."""
         if not np.isfinite(self.estimate):
             return (np.nan, np.nan) if bounds is None else bounds

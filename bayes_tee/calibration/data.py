@@ -60,6 +60,7 @@ class CalibrationData:
 
     @property
     def n_test(self) -> np.ndarray:
+        """Test items per system and judge."""
         return self.pattern_counts.sum(axis=1)
 
     def verdicts(self, which: str, system: str, judge: str) -> pd.DataFrame:
@@ -102,11 +103,13 @@ def _check_columns(df: pd.DataFrame, name: str, cols: dict[str, str | None]) -> 
 def _long(df: pd.DataFrame, name: str, system, item, judge, verdict, label=None) -> tuple[pd.DataFrame, int]:
     cols = {"system": system, "item": item, "judge": judge, "verdict": verdict, "label": label}
     _check_columns(df, name, cols)
-    out = pd.DataFrame({
-        "system": df[system].astype(str) if system else "all",
-        "item": df[item].astype(str),
-        "judge": df[judge].astype(str) if judge else "judge",
-    })
+    out = pd.DataFrame(
+        {
+            "system": df[system].astype(str) if system else "all",
+            "item": df[item].astype(str),
+            "judge": df[judge].astype(str) if judge else "judge",
+        }
+    )
     out["verdict"] = _binary(df, verdict, "judge verdict").to_numpy()
     if label is not None:
         lab = df[label]
@@ -186,7 +189,8 @@ def prepare(
         warnings.warn(
             f"Dropped {miss_t} test and {miss_c} calibration row(s) with a missing verdict "
             f"(column {verdict!r}); they are counted in .dropped.",
-            DesignWarning, stacklevel=3,
+            DesignWarning,
+            stacklevel=3,
         )
     wide_t = test.pivot(index=["system", "item"], columns="judge", values="verdict").reindex(columns=judges)
     wide_c = cal.pivot(index=["system", "item"], columns="judge", values="verdict").reindex(columns=judges)
@@ -194,8 +198,10 @@ def prepare(
 
     S, J = len(systems), len(judges)
     counts = {k: np.zeros((J, S)) for k in ("tp", "fn", "tn", "fp")}
-    cal = cal.assign(j=cal["judge"].map({j: i for i, j in enumerate(judges)}),
-                     s=cal["system"].map({s: i for i, s in enumerate(systems)}))
+    cal = cal.assign(
+        j=cal["judge"].map({j: i for i, j in enumerate(judges)}),
+        s=cal["system"].map({s: i for i, s in enumerate(systems)}),
+    )
     for key, (lab, ver) in {"tp": (1, 1), "fn": (1, 0), "tn": (0, 0), "fp": (0, 1)}.items():
         sel = cal[(cal["label"] == lab) & (cal["verdict"] == ver)]
         np.add.at(counts[key], (sel["j"].to_numpy(), sel["s"].to_numpy()), 1.0)
@@ -203,7 +209,9 @@ def prepare(
     label_n = per_item.size().reindex(systems, fill_value=0).to_numpy(float)
     label_pos = per_item.sum().reindex(systems, fill_value=0).to_numpy(float)
 
-    patterns = np.array([p for p in itertools.product((1, 0, MISSING), repeat=J) if any(v != MISSING for v in p)])
+    patterns = np.array(
+        [p for p in itertools.product((1, 0, MISSING), repeat=J) if any(v != MISSING for v in p)]
+    )
     codes = wide_t.fillna(MISSING).to_numpy(int)
     base = 3 ** np.arange(J)
     index_of = {int(((p + 1) * base).sum()): i for i, p in enumerate(patterns)}
@@ -211,5 +219,18 @@ def prepare(
     sid = pd.Index(systems).get_indexer(wide_t.index.get_level_values(0))
     pattern_counts = np.zeros((S, len(patterns)))
     np.add.at(pattern_counts, (sid, pid), 1.0)
-    return CalibrationData(systems, judges, wide_t, wide_c, counts["tp"], counts["fn"], counts["tn"],
-                           counts["fp"], label_n, label_pos, patterns, pattern_counts, dropped)
+    return CalibrationData(
+        systems,
+        judges,
+        wide_t,
+        wide_c,
+        counts["tp"],
+        counts["fn"],
+        counts["tn"],
+        counts["fp"],
+        label_n,
+        label_pos,
+        patterns,
+        pattern_counts,
+        dropped,
+    )

@@ -30,13 +30,13 @@ import pandas as pd
 import xarray as xr
 
 from .._core import diagnostics as diag
+from .._core.exceptions import CalibrationWarning, DesignError
 from .._core.intervals import interval
 from .._core.sampling import sample
 from ..plots import plot_calibration
 from . import baselines as jb
 from .data import CalibrationData, prepare
 from .model import MODES, Mode, build_model, free_names, model_data
-from .._core.exceptions import CalibrationWarning, DesignError
 
 __all__ = ["JudgeCalibration", "calibrate", "split"]
 
@@ -44,8 +44,13 @@ __all__ = ["JudgeCalibration", "calibrate", "split"]
 J_SMALL = 0.2
 
 
-def split(df: pd.DataFrame, fraction: float = 1 / 3, item: str = "id", by: str | None = None,
-          random_seed: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def split(
+    df: pd.DataFrame,
+    fraction: float = 1 / 3,
+    item: str = "id",
+    by: str | None = None,
+    random_seed: int | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Split a fully labelled table into calibration and test parts by item.
 
     Every row of an item (all its judges) lands on the same side; with ``by`` (e.g. the
@@ -89,7 +94,8 @@ class JudgeCalibration(diag.FitResult):
     # -- posterior ---------------------------------------------------------------------------
     def draws(self, name: str = "accuracy") -> xr.DataArray:
         """Posterior draws of ``accuracy``, ``se``, ``sp`` or ``youden`` stacked over chains
-        (dim ``sample`` first)."""
+        (dim ``sample`` first).
+        """
         return self.idata.posterior[name].stack(sample=("chain", "draw")).transpose("sample", ...)
 
     def _convergence_vars(self) -> list[str]:
@@ -98,10 +104,12 @@ class JudgeCalibration(diag.FitResult):
 
     @property
     def systems(self) -> list[str]:
+        """The systems, in data order."""
         return self.data.systems
 
     @property
     def judges(self) -> list[str]:
+        """The judges, in data order."""
         return self.data.judges
 
     # -- tables ------------------------------------------------------------------------------
@@ -118,9 +126,19 @@ class JudgeCalibration(diag.FitResult):
             f = self.data.test.loc[s].to_numpy().ravel()
             nv = jb.naive(f[~np.isnan(f)])
             nlo, nhi = nv.interval(level)
-            rows.append(dict(system=s, n_test=int(self.data.n_test[k]), n_calibration=int(self.data.label_n[k]),
-                             naive=nv.estimate, naive_low=nlo, naive_high=nhi,
-                             median=med[k], low=lo[k], high=hi[k]))
+            rows.append(
+                dict(
+                    system=s,
+                    n_test=int(self.data.n_test[k]),
+                    n_calibration=int(self.data.label_n[k]),
+                    naive=nv.estimate,
+                    naive_low=nlo,
+                    naive_high=nhi,
+                    median=med[k],
+                    low=lo[k],
+                    high=hi[k],
+                )
+            )
         return self._stamp(pd.DataFrame(rows))
 
     def _baselines(self, system: str, judge: str) -> dict[str, jb.Linear]:
@@ -132,10 +150,15 @@ class JudgeCalibration(diag.FitResult):
         own_keys = [(system, i) for i in own.index]
         pooled_keys = list(pooled.index)
         out = {"naive": jb.naive(f, tkeys)}
-        out["rg_shared"] = (jb.rogan_gladen(f, pooled["label"].to_numpy(), pooled[judge].to_numpy(), tkeys, pooled_keys)
-                            if len(pooled) else jb.Linear(np.nan, {}, "no calibration items"))
+        out["rg_shared"] = (
+            jb.rogan_gladen(f, pooled["label"].to_numpy(), pooled[judge].to_numpy(), tkeys, pooled_keys)
+            if len(pooled)
+            else jb.Linear(np.nan, {}, "no calibration items")
+        )
         if len(own):
-            out["rg_system"] = jb.rogan_gladen(f, own["label"].to_numpy(), own[judge].to_numpy(), tkeys, own_keys)
+            out["rg_system"] = jb.rogan_gladen(
+                f, own["label"].to_numpy(), own[judge].to_numpy(), tkeys, own_keys
+            )
             out["ppi++"] = jb.ppi_mean(f, own["label"].to_numpy(), own[judge].to_numpy(), tkeys, own_keys)
         else:
             out["rg_system"] = jb.Linear(np.nan, {}, f"no calibration items for {system!r}")
@@ -154,13 +177,33 @@ class JudgeCalibration(diag.FitResult):
             for j in self.judges:
                 for name, est in self._baselines(s, j).items():
                     lo, hi = est.interval(level)
-                    rows.append(dict(system=s, judge=j, estimator=name, estimate=est.estimate,
-                                     low=lo, high=hi, se=est.se, note=est.note))
+                    rows.append(
+                        dict(
+                            system=s,
+                            judge=j,
+                            estimator=name,
+                            estimate=est.estimate,
+                            low=lo,
+                            high=hi,
+                            se=est.se,
+                            note=est.note,
+                        )
+                    )
         acc = self.draws("accuracy").values
         med, lo, hi = _q(acc, level)
         for k, s in enumerate(self.systems):
-            rows.append(dict(system=s, judge="all", estimator=f"bayes_{self.mode}", estimate=med[k],
-                             low=lo[k], high=hi[k], se=float(acc[:, k].std()), note=""))
+            rows.append(
+                dict(
+                    system=s,
+                    judge="all",
+                    estimator=f"bayes_{self.mode}",
+                    estimate=med[k],
+                    low=lo[k],
+                    high=hi[k],
+                    se=float(acc[:, k].std()),
+                    note="",
+                )
+            )
         return self._stamp(pd.DataFrame(rows))
 
     def compare(self, a: str, b: str, judge: str | None = None, level: float = 0.9) -> pd.DataFrame:
@@ -179,8 +222,15 @@ class JudgeCalibration(diag.FitResult):
         acc = self.draws("accuracy")
         diff = (acc.sel(system=a) - acc.sel(system=b)).values
         med, lo, hi = _q(diff, level)
-        row = dict(system_a=a, system_b=b, diff_median=med, diff_low=lo, diff_high=hi,
-                   p_a_better=float(np.mean(diff > 0)), judge=judge)
+        row = dict(
+            system_a=a,
+            system_b=b,
+            diff_median=med,
+            diff_low=lo,
+            diff_high=hi,
+            p_a_better=float(np.mean(diff > 0)),
+            judge=judge,
+        )
         ea, eb = self._baselines(a, judge), self._baselines(b, judge)
         for name in ("naive", "rg_shared", "rg_system", "ppi++"):
             d = ea[name].minus(eb[name])
@@ -192,7 +242,8 @@ class JudgeCalibration(diag.FitResult):
     @cached_property
     def _conjugate(self) -> dict[str, np.ndarray]:
         """Calibration-only posteriors of Se, Sp per judge x system: ``(4000, J, S)`` draws,
-        drawn once (the warnings, diagnostics and gaps all read them)."""
+        drawn once (the warnings, diagnostics and gaps all read them).
+        """
         n = 4000
         rng = np.random.default_rng(12345)
         (a1, b1), (a0, b0) = self.settings["se_prior"], self.settings["sp_prior"]
@@ -215,7 +266,12 @@ class JudgeCalibration(diag.FitResult):
         d = self.data
         rows = []
         for (ji, j), (si, s) in itertools.product(enumerate(self.judges), enumerate(self.systems)):
-            row = dict(judge=j, system=s, n_pos=int(d.tp[ji, si] + d.fn[ji, si]), n_neg=int(d.tn[ji, si] + d.fp[ji, si]))
+            row = dict(
+                judge=j,
+                system=s,
+                n_pos=int(d.tp[ji, si] + d.fn[ji, si]),
+                n_neg=int(d.tn[ji, si] + d.fp[ji, si]),
+            )
             for name, key in (("se", "se"), ("sp", "sp"), ("J", "youden")):
                 m, lo, hi = _q(c[key][:, ji, si], level)
                 row.update({name: m, f"{name}_low": lo, f"{name}_high": hi})
@@ -231,7 +287,8 @@ class JudgeCalibration(diag.FitResult):
     def gaps(self, level: float = 0.9) -> pd.DataFrame:
         """Calibration gap between systems, per judge and system pair: differences in Se, Sp and
         J (calibration items only) with ``level`` intervals and whether the J or Se/Sp interval
-        excludes zero (seed 004's warning sign against shared calibration)."""
+        excludes zero (seed 004's warning sign against shared calibration).
+        """
         c = self._conjugate
         d = self.data
         rows = []
@@ -247,12 +304,17 @@ class JudgeCalibration(diag.FitResult):
                     excl |= bool(lo > 0 or hi < 0)
                 row["excludes_zero"] = excl
                 rows.append(row)
-        cols = ["judge", "system_a", "system_b"] + [f"{n}{s}" for n in ("d_se", "d_sp", "d_J") for s in ("", "_low", "_high")] + ["excludes_zero"]
+        cols = (
+            ["judge", "system_a", "system_b"]
+            + [f"{n}{s}" for n in ("d_se", "d_sp", "d_J") for s in ("", "_low", "_high")]
+            + ["excludes_zero"]
+        )
         return pd.DataFrame(rows, columns=cols)
 
     def gap_sd(self, level: float = 0.9) -> pd.DataFrame:
         """Hierarchical mode: posterior of the logit-scale SD of Se and Sp across systems, per
-        judge (near 0: calibration is effectively shared; large: system-specific)."""
+        judge (near 0: calibration is effectively shared; large: system-specific).
+        """
         if self.mode != "hierarchical":
             raise ValueError("gap_sd() needs calibration='hierarchical'; use gaps() in the other modes.")
         rows = []
@@ -269,46 +331,66 @@ class JudgeCalibration(diag.FitResult):
         out = []
         for (ji, j), (si, s) in itertools.product(enumerate(self.judges), enumerate(self.systems)):
             if d.n_calibrated[ji, si] == 0:
-                what = {"shared": "assumed equal to the other systems' (an untested assumption)",
-                        "system": "taken from the prior alone",
-                        "hierarchical": "borrowed from the other systems through the hierarchy"}[self.mode]
-                out.append(f"Judge {j!r} has no calibration items for system {s!r}: its sensitivity and "
-                           f"specificity there are {what}.")
+                what = {
+                    "shared": "assumed equal to the other systems' (an untested assumption)",
+                    "system": "taken from the prior alone",
+                    "hierarchical": "borrowed from the other systems through the hierarchy",
+                }[self.mode]
+                out.append(
+                    f"Judge {j!r} has no calibration items for system {s!r}: its sensitivity and "
+                    f"specificity there are {what}."
+                )
                 continue
             if d.tp[ji, si] + d.fn[ji, si] == 0 or d.tn[ji, si] + d.fp[ji, si] == 0:
-                out.append(f"Judge {j!r} on system {s!r}: the calibration items are all "
-                           f"{'negative' if d.tp[ji, si] + d.fn[ji, si] == 0 else 'positive'}, so one of "
-                           "sensitivity/specificity rests on its prior alone.")
+                out.append(
+                    f"Judge {j!r} on system {s!r}: the calibration items are all "
+                    f"{'negative' if d.tp[ji, si] + d.fn[ji, si] == 0 else 'positive'}, so one of "
+                    "sensitivity/specificity rests on its prior alone."
+                )
             yj = c["youden"][:, ji, si]
             p_small = float(np.mean(yj < J_SMALL))
             if p_small > 0.5:
                 m, lo, hi = _q(yj, 0.9)
-                out.append(f"Judge {j!r} on system {s!r}: Youden J = {m:.2f} (90% interval {lo:.2f} to "
-                           f"{hi:.2f}), P(J < {J_SMALL}) = {p_small:.2f}. The judge barely separates right "
-                           "from wrong here, so corrected accuracies are weakly identified (wide) and "
-                           "naive rates are biased: weaken any claim that rests on this judge.")
+                out.append(
+                    f"Judge {j!r} on system {s!r}: Youden J = {m:.2f} (90% interval {lo:.2f} to "
+                    f"{hi:.2f}), P(J < {J_SMALL}) = {p_small:.2f}. The judge barely separates right "
+                    "from wrong here, so corrected accuracies are weakly identified (wide) and "
+                    "naive rates are biased: weaken any claim that rests on this judge."
+                )
         if self.mode == "shared":
             for _, g in self.gaps().iterrows():
                 if g["excludes_zero"]:
-                    out.append(f"Judge {g['judge']!r} calibrates differently on {g['system_a']!r} and "
-                               f"{g['system_b']!r} (difference in Se {g['d_se']:+.2f}, Sp {g['d_sp']:+.2f}, "
-                               "an interval excludes zero), but calibration='shared' assumes it does not: "
-                               "the comparison is biased, amplified by 1/J. Use calibration='system' or "
-                               "'hierarchical'.")
+                    out.append(
+                        f"Judge {g['judge']!r} calibrates differently on {g['system_a']!r} and "
+                        f"{g['system_b']!r} (difference in Se {g['d_se']:+.2f}, Sp {g['d_sp']:+.2f}, "
+                        "an interval excludes zero), but calibration='shared' assumes it does not: "
+                        "the comparison is biased, amplified by 1/J. Use calibration='system' or "
+                        "'hierarchical'."
+                    )
         return out
 
     def plot(self, level: float = 0.9, axes=None):
         """Se/Sp/J posteriors per judge x system, and the corrected vs naive accuracy per system
-        (see :func:`bayes_tee.plots.plot_calibration`)."""
+        (see :func:`bayes_tee.plots.plot_calibration`).
+        """
         quality = {name: interval(self.draws(name).values, level, axis=0) for name in ("se", "sp", "youden")}
-        return plot_calibration(quality, self.estimates(level), systems=self.systems, judges=self.judges,
-                                mode=self.mode, level=level, axes=axes)
+        return plot_calibration(
+            quality,
+            self.estimates(level),
+            systems=self.systems,
+            judges=self.judges,
+            mode=self.mode,
+            level=level,
+            axes=axes,
+        )
 
     def __repr__(self) -> str:
         d = self.convergence()
-        return (f"JudgeCalibration(mode={self.mode!r}, systems={len(self.systems)}, judges={len(self.judges)}, "
-                f"test items={int(self.data.n_test.sum())}, calibration items={int(self.data.label_n.sum())}, "
-                f"diagnostics {'ok' if d['ok'] else 'FAILED'}, {len(self.warnings)} judge warning(s))")
+        return (
+            f"JudgeCalibration(mode={self.mode!r}, systems={len(self.systems)}, judges={len(self.judges)}, "
+            f"test items={int(self.data.n_test.sum())}, calibration items={int(self.data.label_n.sum())}, "
+            f"diagnostics {'ok' if d['ok'] else 'FAILED'}, {len(self.warnings)} judge warning(s))"
+        )
 
 
 def calibrate(
@@ -373,15 +455,28 @@ def calibrate(
         if len(prior) != 2 or min(prior) <= 0:
             raise DesignError(f"{name} must be a pair (a, b) of positive Beta parameters, got {prior!r}.")
     data = prepare(test_df, calib_df, system=system, item=item, judge=judge, verdict=verdict, label=label)
-    settings = dict(se_prior=tuple(map(float, se_prior)), sp_prior=tuple(map(float, sp_prior)),
-                    accuracy_prior=tuple(map(float, accuracy_prior)), gap_scale=float(gap_scale),
-                    use_labels=bool(use_labels))
+    settings = dict(
+        se_prior=tuple(map(float, se_prior)),
+        sp_prior=tuple(map(float, sp_prior)),
+        accuracy_prior=tuple(map(float, accuracy_prior)),
+        gap_scale=float(gap_scale),
+        use_labels=bool(use_labels),
+    )
     model = build_model(data, calibration, **settings)
     key = _layout(data, calibration)
     if target_accept is None:
         target_accept = 0.99 if calibration == "hierarchical" else 0.9
-    idata, timing = sample(model, "nutpie", chains, tune, draws, target_accept, random_seed, progressbar,
-                            reuse=(key, model_data(data, **settings)))
+    idata, timing = sample(
+        model,
+        "nutpie",
+        chains,
+        tune,
+        draws,
+        target_accept,
+        random_seed,
+        progressbar,
+        reuse=(key, model_data(data, **settings)),
+    )
     info = {"chains": chains, "draws": draws, "tune": tune, **timing["durations"]}
     cal = JudgeCalibration(idata, data, calibration, settings, info)
     diag.warn_if_failed(cal.convergence(), stacklevel=2)

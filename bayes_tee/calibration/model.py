@@ -48,13 +48,24 @@ def model_data(
     use_labels: bool = True,
 ) -> dict[str, np.ndarray]:
     """Everything the model reads through ``pm.Data``: counts, prior parameters and the label
-    switch, so a compiled model is refitted with new data or priors without recompiling."""
-    return {"tp": data.tp, "fn": data.fn, "tn": data.tn, "fp": data.fp, "label_n": data.label_n,
-            "label_pos": data.label_pos, "pattern_counts": data.pattern_counts,
-            "se_prior": np.array(se_prior, float), "sp_prior": np.array(sp_prior, float),
-            "se_logit": np.array(logit_moments(*se_prior)), "sp_logit": np.array(logit_moments(*sp_prior)),
-            "accuracy_prior": np.array(accuracy_prior, float), "gap_scale": np.array(float(gap_scale)),
-            "use_labels": np.array(float(use_labels))}
+    switch, so a compiled model is refitted with new data or priors without recompiling.
+    """
+    return {
+        "tp": data.tp,
+        "fn": data.fn,
+        "tn": data.tn,
+        "fp": data.fp,
+        "label_n": data.label_n,
+        "label_pos": data.label_pos,
+        "pattern_counts": data.pattern_counts,
+        "se_prior": np.array(se_prior, float),
+        "sp_prior": np.array(sp_prior, float),
+        "se_logit": np.array(logit_moments(*se_prior)),
+        "sp_logit": np.array(logit_moments(*sp_prior)),
+        "accuracy_prior": np.array(accuracy_prior, float),
+        "gap_scale": np.array(float(gap_scale)),
+        "use_labels": np.array(float(use_labels)),
+    }
 
 
 def _rates(name: str, mode: str, d: dict) -> pt.TensorVariable:
@@ -111,8 +122,14 @@ def build_model(
         pm.Deterministic("youden", se + sp - 1.0, dims=("judge", "system"))
         log_se, log_1se = pt.log(se), pt.log1p(-se)
         log_sp, log_1sp = pt.log(sp), pt.log1p(-sp)
-        pm.Potential("calibration", pt.sum(d["tp"] * log_se + d["fn"] * log_1se + d["tn"] * log_sp + d["fp"] * log_1sp))
-        pm.Potential("labels", d["use_labels"] * pt.sum(d["label_pos"] * pt.log(pi) + (d["label_n"] - d["label_pos"]) * pt.log1p(-pi)))
+        pm.Potential(
+            "calibration", pt.sum(d["tp"] * log_se + d["fn"] * log_1se + d["tn"] * log_sp + d["fp"] * log_1sp)
+        )
+        pm.Potential(
+            "labels",
+            d["use_labels"]
+            * pt.sum(d["label_pos"] * pt.log(pi) + (d["label_n"] - d["label_pos"]) * pt.log1p(-pi)),
+        )
         l1 = pt.dot(log_se.T, A1.T) + pt.dot(log_1se.T, A0.T)  # (S, n_pat): log P(v | truth 1)
         l0 = pt.dot(log_1sp.T, A1.T) + pt.dot(log_sp.T, A0.T)  # log P(v | truth 0)
         ll = pt.logaddexp(pt.log(pi)[:, None] + l1, pt.log1p(-pi)[:, None] + l0)

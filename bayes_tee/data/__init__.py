@@ -1,0 +1,1 @@
+"""Embedded data sets (read them with :func:`bayes_tee.datasets.load`)."""

@@ -9,5 +9,13 @@ from . import bayes, exact
 from .bayes import NoisePosterior
 from .exact import PairedNoise, QuestionTable, beta_theory_se, paired, question_table
 
-__all__ = ["NoisePosterior", "PairedNoise", "QuestionTable", "bayes", "beta_theory_se", "exact", "paired",
-           "question_table"]
+__all__ = [
+    "NoisePosterior",
+    "PairedNoise",
+    "QuestionTable",
+    "bayes",
+    "beta_theory_se",
+    "exact",
+    "paired",
+    "question_table",
+]

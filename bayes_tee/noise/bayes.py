@@ -34,9 +34,9 @@ import xarray as xr
 from scipy import special
 
 from .._core import diagnostics as diag
+from .._core.exceptions import DesignError, DesignWarning
 from .._core.intervals import add_interval
 from .._core.sampling import sample
-from .._core.exceptions import DesignError, DesignWarning
 
 if TYPE_CHECKING:
     from .exact import PairedNoise, QuestionTable
@@ -46,7 +46,9 @@ __all__ = ["NoisePosterior", "fit"]
 _COMPONENTS = ("accuracy", "total", "data", "pred")
 
 
-def build_model(table: QuestionTable, classes: int = 1, kappa_prior: tuple[float, float] = (0.0, 1.5)) -> pm.Model:
+def build_model(
+    table: QuestionTable, classes: int = 1, kappa_prior: tuple[float, float] = (0.0, 1.5)
+) -> pm.Model:
     """The Beta-Binomial model of :mod:`bayes_tee.noise.bayes` as a PyMC model.
 
     ``log kappa ~ Normal(*kappa_prior)``: the default centres the concentration on 1, the
@@ -67,7 +69,11 @@ def build_model(table: QuestionTable, classes: int = 1, kappa_prior: tuple[float
         else:
             w = pm.Dirichlet("w", np.ones(classes), dims="cls")
             level = pm.Normal(
-                "level", 0.0, 3.0, dims="cls", transform=pm.distributions.transforms.ordered,
+                "level",
+                0.0,
+                3.0,
+                dims="cls",
+                transform=pm.distributions.transforms.ordered,
                 initval=np.linspace(-2, 2, classes),
             )
             ability = pm.ZeroSumNormal("ability", sigma=2.0, dims="model")
@@ -83,8 +89,12 @@ def build_model(table: QuestionTable, classes: int = 1, kappa_prior: tuple[float
             # class): log B(c + a, K - c + b) - log B(a, b), as gammaln terms
             cc, kk = c[:, :, None], k[:, :, None]
             per_class = (
-                pt.gammaln(cc + a) + pt.gammaln(kk - cc + b) - pt.gammaln(kk + kappa)
-                - pt.gammaln(a) - pt.gammaln(b) + pt.gammaln(kappa)
+                pt.gammaln(cc + a)
+                + pt.gammaln(kk - cc + b)
+                - pt.gammaln(kk + kappa)
+                - pt.gammaln(a)
+                - pt.gammaln(b)
+                + pt.gammaln(kappa)
             ).sum(axis=1)  # (question, class)
             pm.Potential("loglik", pm.math.logsumexp(per_class + pt.log(w)[None, :], axis=1).sum())
             mean = (w * mu).sum(axis=1)
@@ -152,6 +162,7 @@ class NoisePosterior(diag.FitResult):
 
     @property
     def models_(self) -> list[str]:
+        """The models, in the exact analysis' order."""
         return self.exact.models_
 
     def diagnostics(self) -> dict:
@@ -167,11 +178,13 @@ class NoisePosterior(diag.FitResult):
 
     def draws(self) -> xr.DataArray:
         """Per-model component draws, dims ``(draw, model, component)``: accuracy, total, data,
-        pred (variances of one prediction per question)."""
+        pred (variances of one prediction per question).
+        """
         data = np.einsum("smm->sm", self._cov)
         arr = np.stack([self._acc, data + self._pred, data, self._pred], axis=-1)
         return xr.DataArray(
-            arr, dims=("draw", "model", "component"),
+            arr,
+            dims=("draw", "model", "component"),
             coords={"model": self.models_, "component": list(_COMPONENTS)},
         )
 
@@ -224,7 +237,6 @@ class NoisePosterior(diag.FitResult):
             add_interval(out, name, np.sqrt(v / n), level)
             out[f"{name}_exact"] = ex[name].to_numpy()
         return self._stamp(out)
-
 
     def __repr__(self) -> str:
         d = self.diagnostics()

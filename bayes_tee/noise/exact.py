@@ -49,6 +49,7 @@ class QuestionTable:
 
     @property
     def n_questions(self) -> int:
+        """Questions every model answered."""
         return self.mean.shape[0]
 
 
@@ -176,10 +177,12 @@ class PairedNoise:
 
     @property
     def models_(self) -> list[str]:
+        """The models, in data order."""
         return self.table.models
 
     @property
     def n_questions(self) -> int:
+        """Questions every model answered."""
         return self.table.n_questions
 
     # -- per model -------------------------------------------------------------------------
@@ -188,8 +191,13 @@ class PairedNoise:
         data = np.diag(self._cov) - self._bias
         pred = self._pred + self._bias
         return pd.DataFrame(
-            {"model": self.models_, "total": self._total, "data": data, "pred": pred,
-             "mean_count": self.table.count.mean(axis=0)}
+            {
+                "model": self.models_,
+                "total": self._total,
+                "data": data,
+                "pred": pred,
+                "mean_count": self.table.count.mean(axis=0),
+            }
         )
 
     def models(self) -> pd.DataFrame:
@@ -286,9 +294,15 @@ class PairedNoise:
         """Seed 001 Fig. 1: paired SEs against accuracy, with the Beta-theory curve."""
         grid = np.linspace(0.005, 0.995, 200)
         k = self.table.count
-        return plot_paired_noise(self.pairs(within=within), (grid, beta_theory_se(grid, self.n_questions)),
-                                 n_questions=self.n_questions, k_range=(float(k.min()), float(k.max())),
-                                 within=within, ax=ax, **kwargs)
+        return plot_paired_noise(
+            self.pairs(within=within),
+            (grid, beta_theory_se(grid, self.n_questions)),
+            n_questions=self.n_questions,
+            k_range=(float(k.min()), float(k.max())),
+            within=within,
+            ax=ax,
+            **kwargs,
+        )
 
     def __repr__(self) -> str:
         k = self.table.count

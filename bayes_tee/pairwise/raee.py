@@ -61,7 +61,9 @@ class _Posterior:
 
 def _beta_posterior(a: float, b: float) -> _Posterior:
     dist = stats.beta(a, b)
-    return _Posterior(float(dist.mean()), float(dist.var()), dist.ppf, lambda n, rng: dist.rvs(n, random_state=rng))
+    return _Posterior(
+        float(dist.mean()), float(dist.var()), dist.ppf, lambda n, rng: dist.rvs(n, random_state=rng)
+    )
 
 
 def _fpc(post: _Posterior, fpc: float) -> _Posterior:
@@ -70,8 +72,13 @@ def _fpc(post: _Posterior, fpc: float) -> _Posterior:
         return post
     m = post.mean
     if fpc <= 0.0:
-        return _Posterior(m, 0.0, lambda q: np.full(np.shape(q), m) if np.ndim(q) else m,
-                          lambda n, rng: np.full(n, m), post.rho)
+        return _Posterior(
+            m,
+            0.0,
+            lambda q: np.full(np.shape(q), m) if np.ndim(q) else m,
+            lambda n, rng: np.full(n, m),
+            post.rho,
+        )
     v = post.var * fpc
     nu = m * (1 - m) / v - 1.0
     out = _beta_posterior(m * nu, (1 - m) * nu)
@@ -81,7 +88,8 @@ def _fpc(post: _Posterior, fpc: float) -> _Posterior:
 
 def _hierarchical_posterior(n: np.ndarray, s: np.ndarray) -> _Posterior:
     """Exact grid posterior of the population win probability ``mu`` under Beta-Binomial
-    prompts (fractional successes allowed: the Beta-function likelihood is smooth in ``s``)."""
+    prompts (fractional successes allowed: the Beta-function likelihood is smooth in ``s``).
+    """
     pairs, counts = np.unique(np.column_stack([n, s]), axis=0, return_counts=True)
     nn, ss = pairs[:, 0], pairs[:, 1]
     lm = np.linspace(-9.0, 9.0, GRID_MU)
@@ -147,6 +155,7 @@ class RAEE:
 
     @property
     def by_judge(self) -> bool:
+        """Whether ratings are per judge (a judge column was given)."""
         return self.roles.get("judge") is not None
 
     def _groups(self) -> list[str]:
@@ -197,17 +206,29 @@ class RAEE:
             lo, hi = (float(x) for x in (post.quantile(a), post.quantile(1.0 - a)))
             row = dict(zip(self._groups(), key))
             row.update(
-                n=len(g), wins=int((m > 0.5).sum()), ties=int((m == 0.5).sum()), losses=int((m < 0.5).sum()),
-                win_rate_raw=float(m.mean()), win_rate=post.mean, low=lo, high=hi,
-                elo=float(to_elo(post.mean)), elo_low=float(to_elo(lo)), elo_high=float(to_elo(hi)),
+                n=len(g),
+                wins=int((m > 0.5).sum()),
+                ties=int((m == 0.5).sum()),
+                losses=int((m < 0.5).sum()),
+                win_rate_raw=float(m.mean()),
+                win_rate=post.mean,
+                low=lo,
+                high=hi,
+                elo=float(to_elo(post.mean)),
+                elo_low=float(to_elo(lo)),
+                elo_high=float(to_elo(hi)),
                 elo_se=float(ELO_SCALE * np.sqrt(post.var) / (post.mean * (1.0 - post.mean))),
             )
             if self.hierarchical:
                 row["rho"] = post.rho
             rows.append(row)
         out = pd.DataFrame(rows).sort_values("elo", ascending=False, kind="stable").reset_index(drop=True)
-        out.attrs.update(level=self.level, reference=self.reference, pool_size=self.pool_size,
-                         hierarchical=self.hierarchical)
+        out.attrs.update(
+            level=self.level,
+            reference=self.reference,
+            pool_size=self.pool_size,
+            hierarchical=self.hierarchical,
+        )
         return out
 
     def draws(self, n_draws: int = 4000, random_seed: int | None = 0) -> pd.DataFrame:
@@ -230,20 +251,24 @@ class RAEE:
         >>> r.ranking()  # doctest: +SKIP
         """
         if self.by_judge:
-            raise ValueError("ranking() ranks systems; with several judges rank the pooled() estimates "
-                             "or score one judge at a time.")
+            raise ValueError(
+                "ranking() ranks systems; with several judges rank the pooled() estimates "
+                "or score one judge at a time."
+            )
         d = self.draws(n_draws, random_seed)
         ranks = d.rank(axis=1, ascending=False, method="average").to_numpy()
         a = (1.0 - self.level) / 2.0
         tab = self.table().set_index("system")
-        out = pd.DataFrame({
-            "system": d.columns,
-            "elo": tab.loc[d.columns, "elo"].to_numpy(),
-            "rank_median": np.median(ranks, axis=0),
-            "rank_low": np.quantile(ranks, a, axis=0),
-            "rank_high": np.quantile(ranks, 1.0 - a, axis=0),
-            "p_best": (ranks == 1).mean(axis=0),
-        })
+        out = pd.DataFrame(
+            {
+                "system": d.columns,
+                "elo": tab.loc[d.columns, "elo"].to_numpy(),
+                "rank_median": np.median(ranks, axis=0),
+                "rank_low": np.quantile(ranks, a, axis=0),
+                "rank_high": np.quantile(ranks, 1.0 - a, axis=0),
+                "p_best": (ranks == 1).mean(axis=0),
+            }
+        )
         out.insert(2, "rank", out["elo"].rank(ascending=False, method="min").astype(int))
         return out.sort_values("rank").reset_index(drop=True)
 
@@ -258,9 +283,18 @@ class RAEE:
                 raise KeyError(f"No system {s!r}; systems are {list(d.columns)}.")
         diff = to_elo(d[a].to_numpy()) - to_elo(d[b].to_numpy())
         q = (1.0 - self.level) / 2.0
-        return pd.DataFrame([dict(a=a, b=b, elo_gap_median=float(np.median(diff)),
-                                  elo_gap_low=float(np.quantile(diff, q)), elo_gap_high=float(np.quantile(diff, 1 - q)),
-                                  p_a_better=float((diff > 0).mean()))])
+        return pd.DataFrame(
+            [
+                dict(
+                    a=a,
+                    b=b,
+                    elo_gap_median=float(np.median(diff)),
+                    elo_gap_low=float(np.quantile(diff, q)),
+                    elo_gap_high=float(np.quantile(diff, 1 - q)),
+                    p_a_better=float((diff > 0).mean()),
+                )
+            ]
+        )
 
     def judges(self, threshold: float = 0.9) -> pd.DataFrame:
         """ICC(3, k) per judge from repeated runs and the strong-judge screen (seed 003 Eq. 6).
@@ -280,7 +314,9 @@ class RAEE:
         """
         run = self.roles.get("run")
         if run is None or not self.by_judge:
-            raise ValueError("judges() needs repeated runs per judge: score(..., judge='<column>', run='<column>').")
+            raise ValueError(
+                "judges() needs repeated runs per judge: score(..., judge='<column>', run='<column>')."
+            )
         rows = []
         for name, g in self._raw.groupby("judge", sort=True):
             wide = g.pivot_table(index=["system", "prompt"], columns="run", values="y", aggfunc="mean")
@@ -290,8 +326,17 @@ class RAEE:
                 icc_k = icc_1 = float("nan")
             else:
                 icc_k, icc_1 = _icc3(complete.to_numpy())
-            rows.append(dict(judge=name, k=k, n_targets=len(complete), n_incomplete=len(wide) - len(complete),
-                             icc_k=icc_k, icc_1=icc_1, strong=bool(icc_k >= threshold)))
+            rows.append(
+                dict(
+                    judge=name,
+                    k=k,
+                    n_targets=len(complete),
+                    n_incomplete=len(wide) - len(complete),
+                    icc_k=icc_k,
+                    icc_1=icc_1,
+                    strong=bool(icc_k >= threshold),
+                )
+            )
         out = pd.DataFrame(rows)
         out.attrs["threshold"] = threshold
         return out
@@ -316,7 +361,9 @@ class RAEE:
         screen = self.judges(threshold)
         keep = list(screen.loc[screen["strong"], "judge"]) if judges is None else list(judges)
         if not keep:
-            raise ValueError(f"No judge reaches ICC(3, k) >= {threshold}; lower the threshold or pass judges=.")
+            raise ValueError(
+                f"No judge reaches ICC(3, k) >= {threshold}; lower the threshold or pass judges=."
+            )
         rho = float(screen.set_index("judge").loc[keep, "icc_k"].mean())
         tab = self.table()
         tab = tab[tab["judge"].isin(keep)]
@@ -327,9 +374,21 @@ class RAEE:
             s2 = float((g["elo_se"] ** 2).mean())
             se = float(np.sqrt(s2 * (rho + (1.0 - rho) / J)))
             elo = float(g["elo"].mean())
-            rows.append(dict(system=system, n_judges=J, rho=rho, elo=elo, elo_se=se, elo_low=elo - z * se,
-                             elo_high=elo + z * se, win_rate=float(from_elo(elo)), low=float(from_elo(elo - z * se)),
-                             high=float(from_elo(elo + z * se)), se_ratio_single=se / np.sqrt(s2)))
+            rows.append(
+                dict(
+                    system=system,
+                    n_judges=J,
+                    rho=rho,
+                    elo=elo,
+                    elo_se=se,
+                    elo_low=elo - z * se,
+                    elo_high=elo + z * se,
+                    win_rate=float(from_elo(elo)),
+                    low=float(from_elo(elo - z * se)),
+                    high=float(from_elo(elo + z * se)),
+                    se_ratio_single=se / np.sqrt(s2),
+                )
+            )
         out = pd.DataFrame(rows).sort_values("elo", ascending=False).reset_index(drop=True)
         out.attrs.update(judges=keep, threshold=threshold, level=self.level)
         return out
@@ -429,12 +488,16 @@ def score(
     per = per.reset_index()
     repeated = int(len(data) - len(per))
     if repeated:
-        notes.append(f"{repeated} repeated row(s) (runs or duplicates of a system x prompt) averaged per prompt.")
+        notes.append(
+            f"{repeated} repeated row(s) (runs or duplicates of a system x prompt) averaged per prompt."
+        )
     if pool_size is not None:
         n_max = int(per.groupby(["system", "judge"]).size().max())
         if pool_size < n_max or pool_size < 2:
-            raise DesignError(f"pool_size={pool_size} is smaller than the {n_max} prompts scored; "
-                              "pass the size of the pool the prompts were drawn from.")
+            raise DesignError(
+                f"pool_size={pool_size} is smaller than the {n_max} prompts scored; "
+                "pass the size of the pool the prompts were drawn from."
+            )
     if not judge:
         per = per.drop(columns="judge")
     return RAEE(per, roles, reference, pool_size, level, hierarchical, dropped, tuple(notes), data)

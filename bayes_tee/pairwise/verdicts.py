@@ -29,11 +29,27 @@ from .._core.exceptions import DesignError
 
 #: Verdict labels (lower case, spaces removed) and their score in the slot frame: slot A wins 1.
 VERDICT_SCORES: dict[str, float] = {
-    "a": 1.0, "b": 0.0, "tie": 0.5, "draw": 0.5, "win": 1.0, "loss": 0.0,
-    "a>b": 1.0, "a>>b": 1.0, "b>a": 0.0, "b>>a": 0.0, "a=b": 0.5,
-    "b<a": 1.0, "a<b": 0.0,
-    "model_a": 1.0, "model_b": 0.0, "tie(bothbad)": 0.5,
-    "1": 1.0, "0": 0.0, "0.5": 0.5, "1.0": 1.0, "0.0": 0.0,
+    "a": 1.0,
+    "b": 0.0,
+    "tie": 0.5,
+    "draw": 0.5,
+    "win": 1.0,
+    "loss": 0.0,
+    "a>b": 1.0,
+    "a>>b": 1.0,
+    "b>a": 0.0,
+    "b>>a": 0.0,
+    "a=b": 0.5,
+    "b<a": 1.0,
+    "a<b": 0.0,
+    "model_a": 1.0,
+    "model_b": 0.0,
+    "tie(bothbad)": 0.5,
+    "1": 1.0,
+    "0": 0.0,
+    "0.5": 0.5,
+    "1.0": 1.0,
+    "0.0": 0.0,
 }
 
 #: Elo points per unit of log-odds (seed 003 Sec. 2.1: gamma = 400 / ln 10).
@@ -66,8 +82,11 @@ def verdict_scores(values: pd.Series, column: str = "verdict") -> pd.Series:
             )
     bad = out[(out < 0) | (out > 1)]
     if len(bad):
-        hint = (" AlpacaEval's `preference` runs 1..2: use preference - 1."
-                if out.min() >= 1 and out.max() <= 2 else "")
+        hint = (
+            " AlpacaEval's `preference` runs 1..2: use preference - 1."
+            if out.min() >= 1 and out.max() <= 2
+            else ""
+        )
         raise DesignError(
             f"Column {column!r} must hold outcomes in [0, 1] (win 1, tie 0.5, loss 0), but has "
             f"{len(bad)} value(s) outside, e.g. {bad.iloc[0]!r}.{hint}"
@@ -201,16 +220,18 @@ def order_bias(
         first = 0.5 * (listed + (1.0 - swapped_y))
         w = rng.dirichlet(np.ones(len(first)), size=n_draws)
         draws = w @ first - 0.5
-        rows.append(dict(
-            judge=name,
-            n_items=len(first),
-            slot_a_rate=float(g["_slot"].mean()),
-            consistency=float(np.mean(np.isclose(listed, swapped_y))),
-            order_bias=float(first.mean() - 0.5),
-            order_bias_low=float(np.quantile(draws, alpha)),
-            order_bias_high=float(np.quantile(draws, 1.0 - alpha)),
-            p_primacy=float((draws > 0).mean()),
-        ))
+        rows.append(
+            dict(
+                judge=name,
+                n_items=len(first),
+                slot_a_rate=float(g["_slot"].mean()),
+                consistency=float(np.mean(np.isclose(listed, swapped_y))),
+                order_bias=float(first.mean() - 0.5),
+                order_bias_low=float(np.quantile(draws, alpha)),
+                order_bias_high=float(np.quantile(draws, 1.0 - alpha)),
+                p_primacy=float((draws > 0).mean()),
+            )
+        )
     out = pd.DataFrame(rows)
     out.attrs["level"] = level
     return out

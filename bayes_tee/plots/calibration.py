@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 import numpy as np
-
 import pandas as pd
+
 from ._base import warn_footer
 
 if TYPE_CHECKING:
@@ -40,12 +40,19 @@ def plot_calibration(
     labels = []
     for name, color, dy in (("se", "C0", -0.2), ("sp", "C1", 0.0), ("youden", "C3", 0.2)):
         lo, med, hi = quality[name]
-        for (ji, j) in enumerate(judges):
-            for (si, s) in enumerate(systems):
+        for ji, j in enumerate(judges):
+            for si, s in enumerate(systems):
                 y = ji * len(systems) + si
-                ax.errorbar(med[ji, si], y + dy, xerr=[[med[ji, si] - lo[ji, si]], [hi[ji, si] - med[ji, si]]],
-                            fmt="o", color=color, ms=4, capsize=2, label={"se": "Se", "sp": "Sp", "youden": "J"}[name]
-                            if (ji, si) == (0, 0) else None)
+                ax.errorbar(
+                    med[ji, si],
+                    y + dy,
+                    xerr=[[med[ji, si] - lo[ji, si]], [hi[ji, si] - med[ji, si]]],
+                    fmt="o",
+                    color=color,
+                    ms=4,
+                    capsize=2,
+                    label={"se": "Se", "sp": "Sp", "youden": "J"}[name] if (ji, si) == (0, 0) else None,
+                )
                 if name == "se":
                     labels.append(f"{s}\n({j})")
     ax.set_yticks(range(len(labels)), labels, fontsize=8)
@@ -61,14 +68,22 @@ def plot_calibration(
     est = estimates
     kinds = list(dict.fromkeys(zip(est["estimator"], est["judge"])))
     width = 0.8 / len(kinds)
-    for (i, (name, judge)) in enumerate(kinds):
+    for i, (name, judge) in enumerate(kinds):
         sub = est[(est["estimator"] == name) & (est["judge"] == judge)].set_index("system").reindex(systems)
         y = np.arange(len(systems)) - 0.4 + (i + 0.5) * width
         color = "k" if name.startswith("bayes") else f"C{list(dict.fromkeys(est['estimator'])).index(name)}"
         marker = "o" if judge in (judges[0], "all") else "s"
-        ax.errorbar(sub["estimate"], y, xerr=[sub["estimate"] - sub["low"], sub["high"] - sub["estimate"]],
-                    fmt=marker, color=color, ms=4, capsize=2, lw=2.0 if judge == "all" else 1.0,
-                    label=name if judge == "all" else f"{name} ({judge})")
+        ax.errorbar(
+            sub["estimate"],
+            y,
+            xerr=[sub["estimate"] - sub["low"], sub["high"] - sub["estimate"]],
+            fmt=marker,
+            color=color,
+            ms=4,
+            capsize=2,
+            lw=2.0 if judge == "all" else 1.0,
+            label=name if judge == "all" else f"{name} ({judge})",
+        )
     ax.set_yticks(range(len(systems)), systems, fontsize=8)
     ax.invert_yaxis()
     ax.set_xlim(-0.02, 1.02)

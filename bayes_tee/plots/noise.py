@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-
 import pandas as pd
+
 from ._base import figure
 
 if TYPE_CHECKING:

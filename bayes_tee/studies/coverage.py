@@ -1,5 +1,4 @@
-"""Coverage studies: do the intervals contain the truth as often as they say, over many
-simulated pilots?
+"""Coverage studies: do intervals contain the truth as often as they say over simulated pilots.
 
 Each simulated data set comes from a DGP with known answers (by default
 :func:`bayes_tee.studies.tee_dgp` with ``panel="resample"``: every data set gets a new
@@ -60,8 +59,14 @@ def design_label(design: dict) -> str:
     >>> design_label(dict(n_items=30, n_prompts=3, n_judges=3, n_temperatures=1, n_replicates=3))
     'N30 V3 M3 H1 R3'
     """
-    short = (("n_items", "N"), ("n_prompts", "V"), ("n_judges", "M"), ("n_temperatures", "H"),
-             ("n_replicates", "R"), ("n_categories", "C"))
+    short = (
+        ("n_items", "N"),
+        ("n_prompts", "V"),
+        ("n_judges", "M"),
+        ("n_temperatures", "H"),
+        ("n_replicates", "R"),
+        ("n_categories", "C"),
+    )
     parts = [f"{s}{design[k]}" for k, s in short if k in design and design[k] is not None]
     rest = [f"{k}={v}" for k, v in design.items() if k not in dict(short)]
     return " ".join(parts + rest)
@@ -88,26 +93,36 @@ class CoverageStudy:
     def table(self) -> pd.DataFrame:
         """Coverage per design, method, target and level, with its Monte Carlo SE
         (``sqrt(c (1 - c) / n)``), mean interval width, the plug-in's singular rate and the
-        share of Bayesian fits that passed their diagnostics."""
+        share of Bayesian fits that passed their diagnostics.
+        """
         r = self.results
         g = r.groupby(["design", "method", "target", "level"], sort=False)
-        out = g.agg(coverage=("covered", "mean"), mean_width=("width", "mean"), singular_rate=("singular", "mean"),
-                    n_sims=("covered", "size"), diagnostics_ok=("diagnostics_ok", "mean")).reset_index()
+        out = g.agg(
+            coverage=("covered", "mean"),
+            mean_width=("width", "mean"),
+            singular_rate=("singular", "mean"),
+            n_sims=("covered", "size"),
+            diagnostics_ok=("diagnostics_ok", "mean"),
+        ).reset_index()
         out.insert(5, "mc_se", np.sqrt(out["coverage"] * (1 - out["coverage"]) / out["n_sims"]))
         return out
 
     def plot(self, target: str | None = None, **kwargs) -> "Figure":
         """Coverage (with Monte Carlo error bars) per method and design, against the nominal
-        level (:func:`bayes_tee.plots.plot_coverage`)."""
+        level (:func:`bayes_tee.plots.plot_coverage`).
+        """
         return plot_coverage(self.table(), target=target, **kwargs)
 
     def staircase_table(self) -> pd.DataFrame:
         """:meth:`table` with each design's ``scenario`` and ``n_items`` (studies from
-        :func:`coverage_staircase`)."""
+        :func:`coverage_staircase`).
+        """
         scen = self.results.drop_duplicates("design").set_index("design")[["scenario", "n_items"]]
         return self.table().join(scen, on="design")
 
-    def plot_staircase(self, level: float = 0.95, target: str = "theta (TEE)", method: str = "bayes") -> "Figure":
+    def plot_staircase(
+        self, level: float = 0.95, target: str = "theta (TEE)", method: str = "bayes"
+    ) -> "Figure":
         """Coverage against items per scenario (seed 000 Fig. 11b; :func:`bayes_tee.plots.plot_staircase`)."""
         return plot_staircase(self.staircase_table(), level=level, target=target, method=method)
 
@@ -125,10 +140,21 @@ def _roles(df: pd.DataFrame) -> dict[str, str]:
     return {"outcome": "score", "item": "item", **roles}
 
 
-def _rows(base: dict, method: str, target: str, level: float, est: float, lo: float, hi: float,
-          truth: float) -> dict:
-    return {**base, "method": method, "target": target, "level": level, "estimate": est, "low": lo,
-            "high": hi, "truth": truth, "covered": bool(lo <= truth <= hi), "width": hi - lo}
+def _rows(
+    base: dict, method: str, target: str, level: float, est: float, lo: float, hi: float, truth: float
+) -> dict:
+    return {
+        **base,
+        "method": method,
+        "target": target,
+        "level": level,
+        "estimate": est,
+        "low": lo,
+        "high": hi,
+        "truth": truth,
+        "covered": bool(lo <= truth <= hi),
+        "width": hi - lo,
+    }
 
 
 def simulate_one(
@@ -143,7 +169,8 @@ def simulate_one(
     fit_kwargs: dict,
 ) -> list[dict]:
     """Simulate one data set and return the interval rows of every method (see
-    :class:`CoverageStudy`)."""
+    :class:`CoverageStudy`).
+    """
     from ..tee.design import validate_design
     from ..tee.fit import fit_posterior
     from .plugin import plugin_fit
@@ -157,8 +184,12 @@ def simulate_one(
     comps = sorted(random_labels, key=lambda k: -truth[k])[:n_components]
     targets = {name: float(df.attrs[key]) for name, key in THETA_TARGETS.items()}
     plug = plugin_fit(d) if d.balanced and _applicable("anova_wald", df) else None
-    base = {"singular": plug.singular if plug is not None else np.nan, "diagnostics_ok": np.nan, "fit_s": np.nan,
-            "compiled": np.nan}
+    base = {
+        "singular": plug.singular if plug is not None else np.nan,
+        "diagnostics_ok": np.nan,
+        "fit_s": np.nan,
+        "compiled": np.nan,
+    }
     rows: list[dict] = []
     for method in methods:
         if not _applicable(method, df) or (method in ("anova_wald", "bootstrap") and plug is None):
@@ -169,14 +200,18 @@ def simulate_one(
             for lev in levels:
                 z = stats.norm.ppf(0.5 + lev / 2)
                 for name, tr in targets.items():
-                    rows.append(_rows(base, method, name, lev, y.mean(), y.mean() - z * se, y.mean() + z * se, tr))
+                    rows.append(
+                        _rows(base, method, name, lev, y.mean(), y.mean() - z * se, y.mean() + z * se, tr)
+                    )
         elif method == "anova_wald":
             for lev in levels:
                 w = plug.wald_theta(lev)
                 for name, key in zip(THETA_TARGETS, ("panel", "tee")):
                     rows.append(_rows(base, method, name, lev, plug.mean, *w[key], targets[name]))
                 for c in comps:
-                    rows.append(_rows(base, method, c, lev, plug.estimates[c], *plug.wald_component(c, lev), truth[c]))
+                    rows.append(
+                        _rows(base, method, c, lev, plug.estimates[c], *plug.wald_component(c, lev), truth[c])
+                    )
         elif method == "bootstrap":
             boot = plug.bootstrap(n_boot, rng)
             for lev in levels:
@@ -189,39 +224,91 @@ def simulate_one(
             t0 = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", DiagnosticWarning)  # recorded per row
-                post = fit_posterior(df, **roles, random_seed=int(rng.integers(2**31)), progressbar=False,
-                                     **fit_kwargs)
+                post = fit_posterior(
+                    df, **roles, random_seed=int(rng.integers(2**31)), progressbar=False, **fit_kwargs
+                )
                 fit_s = time.perf_counter() - t0
-                b = {**base, "diagnostics_ok": float(post.diagnostics()["ok"]), "fit_s": fit_s,
-                     "compiled": float(not post.info.get("reused_compiled", False))}
+                b = {
+                    **base,
+                    "diagnostics_ok": float(post.diagnostics()["ok"]),
+                    "fit_s": fit_s,
+                    "compiled": float(not post.info.get("reused_compiled", False)),
+                }
                 for lev in levels:
                     th = post.theta(level=lev).iloc[0]
-                    rows.append(_rows(b, method, "theta (panel)", lev, th["estimate"], th["panel_low"],
-                                      th["panel_high"], targets["theta (panel)"]))
-                    rows.append(_rows(b, method, "theta (TEE)", lev, th["estimate"], th["tee_low"],
-                                      th["tee_high"], targets["theta (TEE)"]))
+                    rows.append(
+                        _rows(
+                            b,
+                            method,
+                            "theta (panel)",
+                            lev,
+                            th["estimate"],
+                            th["panel_low"],
+                            th["panel_high"],
+                            targets["theta (panel)"],
+                        )
+                    )
+                    rows.append(
+                        _rows(
+                            b,
+                            method,
+                            "theta (TEE)",
+                            lev,
+                            th["estimate"],
+                            th["tee_low"],
+                            th["tee_high"],
+                            targets["theta (TEE)"],
+                        )
+                    )
                     ct = post.components(level=lev).set_index("component")
                     for c in comps:
-                        rows.append(_rows(b, method, c, lev, ct.loc[c, "median"], ct.loc[c, "low"],
-                                          ct.loc[c, "high"], truth[c]))
+                        rows.append(
+                            _rows(
+                                b,
+                                method,
+                                c,
+                                lev,
+                                ct.loc[c, "median"],
+                                ct.loc[c, "low"],
+                                ct.loc[c, "high"],
+                                truth[c],
+                            )
+                        )
         else:
             raise ValueError(f"Unknown method {method!r}; choose from {METHODS}.")
     return rows
 
 
-def _run_chunk(dgp, design, design_index, dgp_kwargs, methods, levels, sims, n_components, n_boot,
-               fit_kwargs) -> pd.DataFrame:
+def _run_chunk(
+    dgp, design, design_index, dgp_kwargs, methods, levels, sims, n_components, n_boot, fit_kwargs
+) -> pd.DataFrame:
     """Run the simulated data sets ``sims`` (pairs of index and seed) of one design."""
     rows = []
     for sim, seed in sims:
-        for r in simulate_one(dgp, design, dgp_kwargs, methods, levels, seed, n_components, n_boot, fit_kwargs):
-            rows.append({"design": design_label(design), "design_index": design_index, "sim": sim, "seed": seed, **r})
+        for r in simulate_one(
+            dgp, design, dgp_kwargs, methods, levels, seed, n_components, n_boot, fit_kwargs
+        ):
+            rows.append(
+                {"design": design_label(design), "design_index": design_index, "sim": sim, "seed": seed, **r}
+            )
     return pd.DataFrame(rows)
 
 
-def _study_key(dgp, design, dgp_kwargs, methods, levels, random_seed, n_components, n_boot, fit_kwargs) -> str:
+def _study_key(
+    dgp, design, dgp_kwargs, methods, levels, random_seed, n_components, n_boot, fit_kwargs
+) -> str:
     name = f"{getattr(dgp, '__module__', '')}.{getattr(dgp, '__qualname__', repr(dgp))}"
-    parts = [name, design, dgp_kwargs, list(methods), list(levels), random_seed, n_components, n_boot, fit_kwargs]
+    parts = [
+        name,
+        design,
+        dgp_kwargs,
+        list(methods),
+        list(levels),
+        random_seed,
+        n_components,
+        n_boot,
+        fit_kwargs,
+    ]
     return hashlib.sha1(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
@@ -331,7 +418,9 @@ def coverage_study(
     done: list[pd.DataFrame] = []
     tasks = []
     for i, design in enumerate(designs):
-        key = _study_key(dgp, design, dgp_kwargs, methods, levels, random_seed, n_components, n_boot, fit_kwargs)
+        key = _study_key(
+            dgp, design, dgp_kwargs, methods, levels, random_seed, n_components, n_boot, fit_kwargs
+        )
         finished: set[int] = set()
         if cache is not None and (cache / key).exists():
             for f in sorted((cache / key).glob("*.csv")):
@@ -342,16 +431,18 @@ def coverage_study(
         todo = [(s, seeds[i][s]) for s in range(n_sims) if s not in finished]
         size = chunk_size or max(1, int(np.ceil(len(todo) / (4 * n_workers))))
         for a in range(0, len(todo), size):
-            tasks.append((i, key, todo[a:a + size]))
+            tasks.append((i, key, todo[a : a + size]))
 
-    args = lambda i, sims: (dgp, designs[i], i, dgp_kwargs, list(methods), levels, sims, n_components,  # noqa: E731
-                            n_boot, fit_kwargs)
+    def args(i: int, sims) -> tuple:
+        return (dgp, designs[i], i, dgp_kwargs, list(methods), levels, sims, n_components, n_boot, fit_kwargs)
 
     def store(key: str, part: pd.DataFrame) -> None:
         done.append(part)
         if cache is not None and len(part):
             (cache / key).mkdir(parents=True, exist_ok=True)
-            part.to_csv(cache / key / f"sims_{part['sim'].min():05d}_{part['sim'].max():05d}.csv", index=False)
+            part.to_csv(
+                cache / key / f"sims_{part['sim'].min():05d}_{part['sim'].max():05d}.csv", index=False
+            )
 
     t0 = time.perf_counter()
     with _progress(progressbar, sum(len(t[2]) for t in tasks)) as advance:
@@ -365,9 +456,13 @@ def coverage_study(
                 import multiprocessing as mp
                 from concurrent.futures import ProcessPoolExecutor
 
-                own = executor = ProcessPoolExecutor(max_workers=n_workers, mp_context=mp.get_context("spawn"))
+                own = executor = ProcessPoolExecutor(
+                    max_workers=n_workers, mp_context=mp.get_context("spawn")
+                )
             try:
-                futures = {_submit(executor, _run_chunk, *args(i, sims)): (key, len(sims)) for i, key, sims in tasks}
+                futures = {
+                    _submit(executor, _run_chunk, *args(i, sims)): (key, len(sims)) for i, key, sims in tasks
+                }
                 for fut in _as_completed(executor, list(futures)):
                     key, n = futures[fut]
                     store(key, fut.result())
@@ -378,15 +473,29 @@ def coverage_study(
     wall = time.perf_counter() - t0
     results = pd.concat(done, ignore_index=True) if done else pd.DataFrame()
     if len(results):
-        results = results.sort_values(["design_index", "sim", "method", "target", "level"]).reset_index(drop=True)
-    bayes = results[results["method"] == "bayes"] if len(results) else pd.DataFrame(columns=["fit_s", "compiled"])
+        results = results.sort_values(["design_index", "sim", "method", "target", "level"]).reset_index(
+            drop=True
+        )
+    bayes = (
+        results[results["method"] == "bayes"] if len(results) else pd.DataFrame(columns=["fit_s", "compiled"])
+    )
     per_fit = bayes.drop_duplicates(["design_index", "sim"]) if len(bayes) else bayes
     fit_s = per_fit["fit_s"]
-    info = {"n_sims": n_sims, "levels": levels, "methods": list(methods), "designs": list(designs),
-            "dgp_kwargs": dgp_kwargs, "random_seed": random_seed, "wall_s": wall, "n_tasks": len(tasks),
-            "n_workers": n_workers, "fit_s_median": float(fit_s.median()) if len(fit_s) else np.nan,
-            "fit_s_max": float(fit_s.max()) if len(fit_s) else np.nan,
-            "n_bayes_fits": len(per_fit), "n_compiles": int(per_fit["compiled"].sum()) if len(per_fit) else 0}
+    info = {
+        "n_sims": n_sims,
+        "levels": levels,
+        "methods": list(methods),
+        "designs": list(designs),
+        "dgp_kwargs": dgp_kwargs,
+        "random_seed": random_seed,
+        "wall_s": wall,
+        "n_tasks": len(tasks),
+        "n_workers": n_workers,
+        "fit_s_median": float(fit_s.median()) if len(fit_s) else np.nan,
+        "fit_s_max": float(fit_s.max()) if len(fit_s) else np.nan,
+        "n_bayes_fits": len(per_fit),
+        "n_compiles": int(per_fit["compiled"].sum()) if len(per_fit) else 0,
+    }
     return CoverageStudy(results, info)
 
 

@@ -223,7 +223,9 @@ def tee_dgp(
         truth["replicate"] = float(np.pi**2 / 3)
         if R == 1:  # one call per cell: the cell effect is not identified, it joins the Bernoulli noise
             truth.pop("cell")
-        terms = model_terms(facets, replicates=True, category=bool(C), family="binomial", overdispersion=R > 1)
+        terms = model_terms(
+            facets, replicates=True, category=bool(C), family="binomial", overdispersion=R > 1
+        )
         if "cell" in truth and "cell" not in {t.label for t in terms}:
             truth[cell_term(terms[:-1]).label] += truth.pop("cell")
         df.attrs["truth"] = truth
@@ -235,7 +237,6 @@ def tee_dgp(
         truth[cell_term(terms).label] += truth.pop("cell")
     df.attrs["truth"] = truth
     return df
-
 
 
 def judge_calibration(
@@ -281,8 +282,11 @@ def judge_calibration(
         for j in range(n_judges):
             p_pos = np.where(truth == 1, se_of[s], 1 - sp_of[s])
             verdict = (rng.random(n) < p_pos).astype(int)
-            rows.append(pd.DataFrame({"system": s, "item": items, "judge": f"judge{j + 1}",
-                                      "verdict": verdict, "label": truth}))
+            rows.append(
+                pd.DataFrame(
+                    {"system": s, "item": items, "judge": f"judge{j + 1}", "verdict": verdict, "label": truth}
+                )
+            )
     df = pd.concat(rows, ignore_index=True)
     is_cal = df["item"].isin(items[:n_calib])
     calib = df[is_cal].reset_index(drop=True)
@@ -290,6 +294,7 @@ def judge_calibration(
     truth = {"accuracy": dict(accuracy), "se": se_of, "sp": sp_of, "test_accuracy": realised}
     test.attrs["truth"] = calib.attrs["truth"] = truth
     return test, calib
+
 
 def pairwise_battles(
     n_items: int = 200,
@@ -329,8 +334,13 @@ def pairwise_battles(
     rng = np.random.default_rng(random_seed)
     sd = {"item": 1.0, "prompt": 0.2, "item:judge": 0.4, "prompt:judge": 0.15, **(sd or {})}
     N, V, M, R = n_items, n_prompts, n_judges, n_replicates
-    lam = (np.asarray(judge_effects, float) if judge_effects is not None
-           else spread_levels(M, 0.09) if M > 1 else np.zeros(1))
+    lam = (
+        np.asarray(judge_effects, float)
+        if judge_effects is not None
+        else spread_levels(M, 0.09)
+        if M > 1
+        else np.zeros(1)
+    )
     eta = (
         mu
         + rng.normal(0, sd["item"], N)[:, None, None]
@@ -349,17 +359,23 @@ def pairwise_battles(
     order = np.array(["AB", "BA"])[grid[3]]
     yv = y.reshape(-1)
     slot_a = np.where(order == "AB", yv, 1.0 - yv)
-    df = pd.DataFrame({
-        "item": np.array([f"battle{i:04d}" for i in range(N)])[grid[0]],
-        "prompt": np.array([f"p{v + 1}" for v in range(V)])[grid[1]],
-        "judge": np.array([f"judge{m + 1}" for m in range(M)])[grid[2]],
-        "order": order,
-        "replicate": grid[4],
-        "slot_winner": np.select([slot_a == 1.0, slot_a == 0.0], ["A", "B"], "tie"),
-        "first_system_wins": yv,
-    })
-    df.attrs["truth"] = {"mu": mu, **{k: float(v) for k, v in sd.items()}, "judge_effects": lam.tolist(),
-                         "order_bias": order_bias, "tie_rate": tie_rate}
+    df = pd.DataFrame(
+        {
+            "item": np.array([f"battle{i:04d}" for i in range(N)])[grid[0]],
+            "prompt": np.array([f"p{v + 1}" for v in range(V)])[grid[1]],
+            "judge": np.array([f"judge{m + 1}" for m in range(M)])[grid[2]],
+            "order": order,
+            "replicate": grid[4],
+            "slot_winner": np.select([slot_a == 1.0, slot_a == 0.0], ["A", "B"], "tie"),
+            "first_system_wins": yv,
+        }
+    )
+    df.attrs["truth"] = {
+        "mu": mu,
+        **{k: float(v) for k, v in sd.items()},
+        "judge_effects": lam.tolist(),
+        "order_bias": order_bias,
+        "tie_rate": tie_rate,
+    }
     df.attrs["p_first"] = float((1 - tie_rate) * p_win.mean() + tie_rate * 0.5)
     return df
-

@@ -59,10 +59,12 @@ class PluginFit:
 
     @property
     def random_labels(self) -> list[str]:
+        """Labels of the random (variance) terms."""
         return list(self.st.var_terms)
 
     @property
     def fixed_labels(self) -> list[str]:
+        """Labels of the fixed-effect terms."""
         return [fs.term for fs in self.st.fixed]
 
     def _div(self, labels: list[str]) -> np.ndarray:
@@ -71,7 +73,8 @@ class PluginFit:
 
     def var_theta(self, est: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
         """D-study Var(theta_hat) for the panel and the TEE target (arrays broadcast over
-        bootstrap replicates when ``est`` holds arrays)."""
+        bootstrap replicates when ``est`` holds arrays).
+        """
         est = self.estimates if est is None else est
         rl, fl = self.random_labels, self.fixed_labels
         panel = sum(np.asarray(est[k]) / d for k, d in zip(rl, self._div(rl)))
@@ -81,7 +84,9 @@ class PluginFit:
     def wald_theta(self, level: float) -> dict[str, tuple[float, float]]:
         """Wald interval of theta for each target."""
         z = stats.norm.ppf(0.5 + level / 2)
-        return {k: (self.mean - z * np.sqrt(v), self.mean + z * np.sqrt(v)) for k, v in self.var_theta().items()}
+        return {
+            k: (self.mean - z * np.sqrt(v), self.mean + z * np.sqrt(v)) for k, v in self.var_theta().items()
+        }
 
     def wald_component(self, label: str, level: float) -> tuple[float, float]:
         """Wald interval of a random component (lower end clipped at zero)."""
@@ -96,7 +101,8 @@ class PluginFit:
 
     def bootstrap(self, n_boot: int = 1000, rng: np.random.Generator | None = None) -> dict[str, np.ndarray]:
         """Parametric bootstrap replicates: truncated components (by label) and the studentized
-        errors of theta, ``t_panel`` and ``t_tee``."""
+        errors of theta, ``t_panel`` and ``t_tee``.
+        """
         rng = np.random.default_rng(rng)
         st, keep = self.st, self.st.df > 0
         s2 = np.array([self.estimates[k] for k in self.random_labels])
@@ -108,7 +114,9 @@ class PluginFit:
         for fs in st.fixed:
             L, w = fs.deviations.size, fs.weight
             noise, noise_b = float(fs.coef @ s2), sol @ fs.coef
-            ms_f = (noise + w * L / (L - 1) * self.estimates[fs.term]) * rng.chisquare(L - 1, n_boot) / (L - 1)
+            ms_f = (
+                (noise + w * L / (L - 1) * self.estimates[fs.term]) * rng.chisquare(L - 1, n_boot) / (L - 1)
+            )
             est[fs.term] = np.maximum((L - 1) / (w * L) * (ms_f - noise_b), 0.0)
         v_hat, v_boot = self.var_theta(), self.var_theta(est)
         z = rng.standard_normal(n_boot)
@@ -121,7 +129,8 @@ class PluginFit:
         self, level: float, labels: list[str], boot: dict[str, np.ndarray]
     ) -> dict[str, tuple[float, float]]:
         """Bootstrap-t intervals of theta (``panel``, ``tee``) and percentile intervals of the
-        components in ``labels``."""
+        components in ``labels``.
+        """
         a = (1 - level) / 2
         out = {}
         for k, v in self.var_theta().items():

@@ -22,9 +22,9 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from .._core.exceptions import DiagnosticWarning
 from ..tee.components import divisors
 from ..tee.dstudy import FIELDS
-from .._core.exceptions import DiagnosticWarning
 from ..tee.terms import FACETS, model_terms
 
 _ROLE_OF = {"n_items": "item", "n_prompts": "prompt", "n_temperatures": "temperature", "n_judges": "judge"}
@@ -44,7 +44,9 @@ def true_se(pilot: dict, target: dict, truth: dict[str, float]) -> float:
     full = {**pilot, **target}
     counts = _counts(full)
     present = tuple(f for f in FACETS if counts.get(f, 1) > 1)
-    terms = model_terms(present, replicates=counts.get("replicate", 1) > 1, category=counts.get("category", 1) > 1)
+    terms = model_terms(
+        present, replicates=counts.get("replicate", 1) > 1, category=counts.get("category", 1) > 1
+    )
     facets = {t.label: t.facets for t in terms}
     labels = [lab for lab in truth if lab in facets]
     div = divisors(labels, counts, facets=facets)
@@ -74,8 +76,14 @@ def empirical_se(
     M, H = int(full.get("n_judges", 3)), int(full.get("n_temperatures", 3))
     err = np.empty(n_studies)
     for k in range(n_studies):
-        df = tee_dgp(**full, components=components, judge_effects=rng.choice(lam, M),
-                     temperature_effects=rng.choice(tau, H), mu=0.0, random_seed=rng)
+        df = tee_dgp(
+            **full,
+            components=components,
+            judge_effects=rng.choice(lam, M),
+            temperature_effects=rng.choice(tau, H),
+            mu=0.0,
+            random_seed=rng,
+        )
         err[k] = df["score"].mean()
     return float(np.sqrt(np.mean(err**2)))
 
@@ -138,15 +146,35 @@ def projection_coverage(
         truth = df.attrs["truth"]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DiagnosticWarning)
-            post = fit_posterior(df, outcome="score", item="item", **roles, draws=draws, tune=tune,
-                                 random_seed=int(rng.integers(2**31)), progressbar=False)
+            post = fit_posterior(
+                df,
+                outcome="score",
+                item="item",
+                **roles,
+                draws=draws,
+                tune=tune,
+                random_seed=int(rng.integers(2**31)),
+                progressbar=False,
+            )
             d = post.dstudy(**target, level=level)
-        rows.append({"rep": rep, "se_median": d["se_median"].iloc[0], "se_low": d["se_low"].iloc[0],
-                     "se_high": d["se_high"].iloc[0], "diagnostics_ok": post.diagnostics()["ok"]})
+        rows.append(
+            {
+                "rep": rep,
+                "se_median": d["se_median"].iloc[0],
+                "se_low": d["se_low"].iloc[0],
+                "se_high": d["se_high"].iloc[0],
+                "diagnostics_ok": post.diagnostics()["ok"],
+            }
+        )
     out = pd.DataFrame(rows)
     se_true = true_se(pilot, target, truth)
-    se_emp = empirical_se(pilot, target, components=components, n_studies=n_studies,
-                          random_seed=int(rng.integers(2**31))) if n_studies else float("nan")
+    se_emp = (
+        empirical_se(
+            pilot, target, components=components, n_studies=n_studies, random_seed=int(rng.integers(2**31))
+        )
+        if n_studies
+        else float("nan")
+    )
     ref = se_emp if n_studies else se_true
     out["covered"] = (out["se_low"] <= ref) & (ref <= out["se_high"])
     out.attrs.update(

@@ -123,9 +123,14 @@ def strata(design: Design, *, fill_missing: bool = False, within: bool = True) -
     n_total, terms = parts["n_total"], parts["terms"]
     entries = parts["entries"]
     if within and design.has_replicates:
-        entries.append(("within", int(design.cells["n"].sum() - len(design.cells)),
-                        float(design.cells["ss"].sum()),
-                        np.array([1.0 if t.kind == "residual" else 0.0 for t in terms])))
+        entries.append(
+            (
+                "within",
+                int(design.cells["n"].sum() - len(design.cells)),
+                float(design.cells["ss"].sum()),
+                np.array([1.0 if t.kind == "residual" else 0.0 for t in terms]),
+            )
+        )
     groups = _pooled_groups([e[3] for e in entries])
     return Strata(
         var_terms=tuple(t.label for t in terms),
@@ -136,8 +141,9 @@ def strata(design: Design, *, fill_missing: bool = False, within: bool = True) -
         grand_mean=float(parts["grand_mean"]),
         n_total=int(round(n_total)),
         grand_coef=parts["grand_coef"],
-        fixed=tuple(FixedStratum(f, np.asarray(dev, float).ravel(), w, df, c)
-                    for f, dev, w, df, c in parts["fixed"]),
+        fixed=tuple(
+            FixedStratum(f, np.asarray(dev, float).ravel(), w, df, c) for f, dev, w, df, c in parts["fixed"]
+        ),
     )
 
 
@@ -158,13 +164,17 @@ def strata_statistics(arr, design: Design, replicates: float) -> dict:
     entries = parts["entries"]
     groups = _pooled_groups([e[3] for e in entries])
     ss = [sum((entries[i][2] for i in g[1:]), entries[g[0]][2]) for g in groups]
-    return {"ss": ss, "grand_mean": parts["grand_mean"],
-            "deviations": {f: dev for f, dev, *_ in parts["fixed"]}}
+    return {
+        "ss": ss,
+        "grand_mean": parts["grand_mean"],
+        "deviations": {f: dev for f, dev, *_ in parts["fixed"]},
+    }
 
 
 def _strata_parts(arr, design: Design, replicates: float) -> dict:
     """Per-stratum (label, df, SS, EMS coefficients) of a full cell-mean array; generic over
-    numpy and PyTensor (only ``mean``, arithmetic and ``sum`` on ``arr``)."""
+    numpy and PyTensor (only ``mean``, arithmetic and ``sum`` on ``arr``).
+    """
     facets = design.facets
     L = np.array([len(design.levels[f]) for f in facets])
     n_total = float(np.prod(L) * replicates)
@@ -203,13 +213,20 @@ def _strata_parts(arr, design: Design, replicates: float) -> dict:
                 entries.append(("category", C - 1, ss_cat, coef_for(s, category_stratum=True)))
                 df, ss = df - (C - 1), ss - ss_cat
             entries.append((label, df, ss, coef_for(s)))
-    return {"entries": entries, "fixed": fixed, "n_total": n_total, "terms": terms,
-            "grand_mean": arr.mean(), "grand_coef": coef_for(frozenset())}
+    return {
+        "entries": entries,
+        "fixed": fixed,
+        "n_total": n_total,
+        "terms": terms,
+        "grand_mean": arr.mean(),
+        "grand_coef": coef_for(frozenset()),
+    }
 
 
 def _pooled_groups(coefs: list[np.ndarray]) -> list[list[int]]:
     """Strata whose EMS coincide (e.g. all high-order interactions that only the cell error
-    reaches) share one eigenvalue, so pooling their sums of squares is exact."""
+    reaches) share one eigenvalue, so pooling their sums of squares is exact.
+    """
     pooled: dict[tuple, list[int]] = {}
     for i, row in enumerate(coefs):
         pooled.setdefault(tuple(np.round(row, 9)), []).append(i)

@@ -127,8 +127,15 @@ def augment_layout(design: Design) -> Augmentation:
     padded_cells["n"] = R
     padded_cells["mean"] = mean_full
     padded_cells["ss"] = 0.0
-    padded = dataclasses.replace(design, levels=levels, item_category=item_category, cells=padded_cells,
-                                 balanced=True, row_cell=None, row_y=None)
+    padded = dataclasses.replace(
+        design,
+        levels=levels,
+        item_category=item_category,
+        cells=padded_cells,
+        balanced=True,
+        row_cell=None,
+        row_y=None,
+    )
     observed = cells["n"].to_numpy()
     return Augmentation(
         design=padded,

@@ -64,9 +64,11 @@ class Plan:
     def __repr__(self) -> str:
         b = self.best
         design = " ".join(f"{k[2:]}={b[k]:g}" for k in DESIGN)
-        return (f"Plan(budget={self.budget:g}: {design}, cost {b['cost']:.4g}, SE {b['se_median']:.4g} "
-                f"[{b['se_low']:.4g}, {b['se_high']:.4g}], P(best)={b['p_best']:.2f}; "
-                f"current SE {self.current['se_median']:.4g})")
+        return (
+            f"Plan(budget={self.budget:g}: {design}, cost {b['cost']:.4g}, SE {b['se_median']:.4g} "
+            f"[{b['se_low']:.4g}, {b['se_high']:.4g}], P(best)={b['p_best']:.2f}; "
+            f"current SE {self.current['se_median']:.4g})"
+        )
 
 
 def _judge_costs(post: "Posterior", cost_per_call: float | Mapping[str, float]) -> np.ndarray:
@@ -151,6 +153,7 @@ def allocate(
     if "temperature" not in present:
         maxes["n_temperatures"] = 1
     rows = []
+
     def item_cost(V, M, H, R) -> float:
         return V * H * R * jc[: int(M)].sum() + cost_per_item
 
@@ -182,8 +185,11 @@ def allocate(
     cand["p_near_best"] = (var <= best_var * (1 + tolerance) ** 2).mean(axis=0)
     if target_se is not None:
         ok = cand[cand["se_median"] <= target_se]
-        best = (ok.sort_values(["cost", "se_median"]).iloc[0] if len(ok)
-                else cand.loc[at].sort_values("se_median").iloc[0])
+        best = (
+            ok.sort_values(["cost", "se_median"]).iloc[0]
+            if len(ok)
+            else cand.loc[at].sort_values("se_median").iloc[0]
+        )
     else:
         floor = cand.loc[at, "se_median"].min() * (1 + tolerance)
         tied = cand[(cand["cost"] <= budget) & (cand["se_median"] <= floor)]
@@ -195,8 +201,13 @@ def allocate(
     cur["cost"] = float(cur["n_items"] * item_cost(*cur[DESIGN[1:]]))
     se_cur = ds.summarize_designs(current[:, None], current, level=level).iloc[0]
     cur = pd.concat([cur, se_cur])
-    plan = Plan(best=best, frontier=frontier.reset_index(drop=True), candidates=cand,
-                current=cur, budget=float(budget))
+    plan = Plan(
+        best=best,
+        frontier=frontier.reset_index(drop=True),
+        candidates=cand,
+        current=cur,
+        budget=float(budget),
+    )
     plan.baselines = _baselines(cand)
     plan.candidates.attrs.update(estimand=estimand, decision=decision, level=level)
     return plan
@@ -205,11 +216,14 @@ def allocate(
 def _baselines(cand: pd.DataFrame) -> pd.DataFrame:
     """Seed 000 Sec. 4.2's allocations at the same budget: naive (one prompt, judge and
     temperature, 3 replications), standard (one of each, no replication: all budget to
-    items) and TEE-guided (the best design)."""
+    items) and TEE-guided (the best design).
+    """
     at = cand[cand["at_budget"]]
     out = []
-    for name, want in (("naive (V=1, R=3)", dict(n_prompts=1, n_judges=1, n_temperatures=1, n_replicates=3)),
-                       ("standard (V=1, R=1)", dict(n_prompts=1, n_judges=1, n_temperatures=1, n_replicates=1))):
+    for name, want in (
+        ("naive (V=1, R=3)", dict(n_prompts=1, n_judges=1, n_temperatures=1, n_replicates=3)),
+        ("standard (V=1, R=1)", dict(n_prompts=1, n_judges=1, n_temperatures=1, n_replicates=1)),
+    ):
         m = at
         for k, v in want.items():
             m = m[m[k] == min(v, at[k].max())]

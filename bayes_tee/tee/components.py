@@ -76,10 +76,12 @@ def divisors(
     -------
     numpy.ndarray
     """
-    return np.array([
-        float(np.prod([counts.get(f, 1) for f in fs]))
-        for fs in averaged_facets(labels, facets, categories=categories)
-    ])
+    return np.array(
+        [
+            float(np.prod([counts.get(f, 1) for f in fs]))
+            for fs in averaged_facets(labels, facets, categories=categories)
+        ]
+    )
 
 
 def kept_terms(
@@ -107,7 +109,11 @@ def kept_terms(
     for j, label in enumerate(labels):
         if estimand == "finite" and label in ("item", "category"):
             keep[j] = False
-        if decision == "relative" and label != "category" and "item" not in facets.get(label, label.split(":")):
+        if (
+            decision == "relative"
+            and label != "category"
+            and "item" not in facets.get(label, label.split(":"))
+        ):
             keep[j] = False
     return keep
 

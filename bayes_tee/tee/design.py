@@ -202,8 +202,14 @@ class Design:
         cells = cells[[*facets, "n", "mean", "ss"]]
         family = d.get("family", "gaussian")
         overdispersion = d.get("overdispersion", True)
-        terms = model_terms(facets, replicates=bool((cells["n"] > 1).any()), category=d["categories"] is not None,
-                            judge_effect=d["judge_effect"], family=family, overdispersion=overdispersion)
+        terms = model_terms(
+            facets,
+            replicates=bool((cells["n"] > 1).any()),
+            category=d["categories"] is not None,
+            judge_effect=d["judge_effect"],
+            family=family,
+            overdispersion=overdispersion,
+        )
         return cls(
             roles=Roles(**d["roles"]),
             facets=facets,
@@ -352,11 +358,15 @@ def validate_design(
     if judge_effect not in ("fixed", "random"):
         raise DesignError(f"judge_effect must be 'fixed' or 'random', got {judge_effect!r}.")
     if family not in ("gaussian", "binomial"):
-        raise DesignError(f"family must be 'gaussian' (linear model) or 'binomial' (logit GLMM), got {family!r}.")
+        raise DesignError(
+            f"family must be 'gaussian' (linear model) or 'binomial' (logit GLMM), got {family!r}."
+        )
     roles = Roles(outcome, item, prompt, judge, temperature, replicate, category, position)
     _check_roles(df, roles)
     if swapped is not None and position is None:
-        raise DesignError("swapped= names a level of the presentation-order column; pass position='<column>' too.")
+        raise DesignError(
+            "swapped= names a level of the presentation-order column; pass position='<column>' too."
+        )
     if position is not None:
         from ..pairwise.verdicts import recode, verdict_scores
 
@@ -380,16 +390,15 @@ def validate_design(
             dropped[f"{col} ({role}) is missing"] = int(miss.sum())
             keep &= ~miss
     if not keep.any():
-        raise DesignError(
-            f"No rows left after dropping {dropped}. Check that {outcome!r} holds the scores."
-        )
+        raise DesignError(f"No rows left after dropping {dropped}. Check that {outcome!r} holds the scores.")
     data = df.loc[keep]
     yv = y.to_numpy()[keep]
 
     notes: list[str] = []
     if dropped:
         notes.append(
-            "Dropped " + ", ".join(f"{v} row(s) where {k}" for k, v in dropped.items())
+            "Dropped "
+            + ", ".join(f"{v} row(s) where {k}" for k, v in dropped.items())
             + f"; {len(data)} of {len(df)} rows used."
         )
     levels: dict[str, tuple[str, ...]] = {}
@@ -512,11 +521,10 @@ def _categories(
     return cat_levels, item_category
 
 
-def _cell_stats(
-    cell_codes: np.ndarray, y: np.ndarray, facets: list[str]
-) -> tuple[pd.DataFrame, np.ndarray]:
+def _cell_stats(cell_codes: np.ndarray, y: np.ndarray, facets: list[str]) -> tuple[pd.DataFrame, np.ndarray]:
     """Per-cell count, mean and within-cell sum of squares (centred, so exact at zero spread),
-    and each row's cell index."""
+    and each row's cell index.
+    """
     frame = pd.DataFrame(cell_codes, columns=facets)
     frame["y"] = y
     grouped = frame.groupby(facets, sort=True)

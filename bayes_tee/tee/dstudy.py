@@ -91,13 +91,18 @@ def design_weights(
     """
     keep = kept_terms(labels, facets, estimand=estimand, decision=decision)
     names = list(FIELDS.values())
-    incidence = np.array([[f in fs for f in names] for fs in averaged_facets(labels, facets, categories=categories)])
+    incidence = np.array(
+        [[f in fs for f in names] for fs in averaged_facets(labels, facets, categories=categories)]
+    )
     base = dict(base or {})
-    counts = np.column_stack([
-        (designs[field].astype(float) if field in designs else pd.Series(np.nan, index=designs.index))
-        .fillna(float(base.get(facet, 1.0))).to_numpy()
-        for field, facet in FIELDS.items()
-    ])
+    counts = np.column_stack(
+        [
+            (designs[field].astype(float) if field in designs else pd.Series(np.nan, index=designs.index))
+            .fillna(float(base.get(facet, 1.0)))
+            .to_numpy()
+            for field, facet in FIELDS.items()
+        ]
+    )
     div = np.prod(np.where(incidence[None], counts[:, None, :], 1.0), axis=2)  # (designs, components)
     return np.where(keep, 1.0 / div, 0.0)
 
@@ -152,7 +157,8 @@ def counts_with(observed: dict[str, float], **n: float | None) -> dict[str, floa
 
 def check_judges(post: Posterior, judges: JudgeMode, n_judges, stacklevel: int = 4) -> None:
     """Refuse ``judges="panel"`` beyond the fitted panel; warn when a fixed panel is projected
-    to more judges than it has (``stacklevel`` points the warning at the user's call)."""
+    to more judges than it has (``stacklevel`` points the warning at the user's call).
+    """
     if judges not in ("panel", "new"):
         raise ValueError(f"judges must be 'panel' or 'new', got {judges!r}.")
     fixed = any(t.label == "judge" and t.kind == "fixed" for t in post.terms)
@@ -177,17 +183,21 @@ def check_judges(post: Posterior, judges: JudgeMode, n_judges, stacklevel: int =
 def check_positions(post: Posterior, n_positions) -> None:
     """``n_positions`` needs a pairwise fit with a presentation-order facet."""
     if n_positions is not None and "position" not in post.design.facets:
-        raise ValueError("n_positions needs a pairwise fit with a presentation-order column: "
-                         "fit_posterior(..., position='order').")
+        raise ValueError(
+            "n_positions needs a pairwise fit with a presentation-order column: "
+            "fit_posterior(..., position='order')."
+        )
 
 
 def fill_design(post: Posterior, grid: pd.DataFrame, *, fill_categories: bool = False) -> pd.DataFrame:
     """Design rows with absent or NaN counts set to the observed ones, in :data:`FIELDS` order;
-    ``n_categories`` only with ``fill_categories``, ``n_positions`` only for pairwise fits."""
+    ``n_categories`` only with ``fill_categories``, ``n_positions`` only for pairwise fits.
+    """
     grid = grid.copy()
     for field, facet in FIELDS.items():
         optional = field in OPTIONAL_FIELDS and not (
-            (field == "n_categories" and fill_categories) or (field == "n_positions" and facet in post.design.facets)
+            (field == "n_categories" and fill_categories)
+            or (field == "n_positions" and facet in post.design.facets)
         )
         observed = post.design.counts.get(facet, 1.0)
         if field in grid:
@@ -226,8 +236,15 @@ def variance_at(
     if judges not in ("panel", "new"):
         raise ValueError(f"judges must be 'panel' or 'new', got {judges!r}.")
     terms = post.terms
-    w = design_weights([t.label for t in terms], {t.label: t.facets for t in terms}, designs,
-                       base=post.design.counts, estimand=estimand, decision=decision, categories=categories)
+    w = design_weights(
+        [t.label for t in terms],
+        {t.label: t.facets for t in terms},
+        designs,
+        base=post.design.counts,
+        estimand=estimand,
+        decision=decision,
+        categories=categories,
+    )
     M = post.design.counts.get("judge", 1)
     fixed_judge = [j for j, t in enumerate(terms) if t.label == "judge" and t.kind == "fixed"]
     if judges == "panel" and fixed_judge and M > 1:
@@ -256,8 +273,37 @@ def dstudy(
     level: float = 0.9,
     **n,
 ) -> pd.DataFrame:
-    """Projected SE of theta_hat for every combination of the given design counts ``n``
-    (``n_items=[50, 100]``, ...; the parameters are documented on :meth:`Posterior.dstudy`)."""
+    """Projected SE of theta_hat for every combination of the given design counts.
+
+    Parameters
+    ----------
+    n_items, n_prompts, n_judges, n_temperatures, n_replicates, n_categories : int or list
+        Counts to project; ``None`` keeps the observed count.
+    n_positions : int or list
+        Pairwise fits: presentation orders per comparison (1 or 2).
+    estimand : {"domain", "finite"}
+        ``finite`` drops the item terms (this exact item set is the target).
+    decision : {"absolute", "relative"}
+        ``relative`` keeps only terms that involve items (systems compared under shared
+        prompts, judges and temperatures).
+    categories : {"fixed", "random"}
+        How the category term averages (:func:`bayes_tee.tee.components.divisors`).
+    judges : {"new", "panel"}
+        ``new``: judges like these, sensitivity over ``M'`` (warns beyond a fixed panel).
+        ``panel``: a subset of the fitted panel, its mean the target (seed 002).
+    target_se : float, optional
+        Adds ``p_below_target``, the posterior probability that the SE is below it.
+    level : float
+        Credible level of the intervals.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per design: the counts, ``calls``, ``se_median/low/high``,
+        ``var_ratio_median/low/high`` (against the observed design), ``p_below_target``.
+
+    >>> post.dstudy(n_items=[50, 100, 200], n_prompts=[1, 3, 5])  # doctest: +SKIP
+    """
     check_judges(post, judges, n.get("n_judges"))
     check_positions(post, n.get("n_positions"))
     grid = grid_for(post, **n)
@@ -291,22 +337,28 @@ def interventions(
     post: Posterior, *, estimand: Estimand = "domain", decision: Decision = "absolute", level: float = 0.9
 ) -> pd.DataFrame:
     """Percent change in Var(theta_hat) for single design changes (seed 000 Fig. 13-14); see
-    :meth:`Posterior.interventions`."""
+    :meth:`Posterior.interventions`.
+    """
     c = post.design.counts
     observed = [c.get(f, 1.0) for f in ("item", "prompt", "judge", "temperature", "replicate")]
     present = set(post.design.facets) | ({"replicate"} if post.design.has_replicates else set())
-    rows = [(name, field, value(*observed)) for name, field, value, facet in INTERVENTIONS
-            if facet in present and value(*observed) != c.get(facet, 1.0)]
+    rows = [
+        (name, field, value(*observed))
+        for name, field, value, facet in INTERVENTIONS
+        if facet in present and value(*observed) != c.get(facet, 1.0)
+    ]
     grid = pd.DataFrame([{f: v} for _, f, v in rows])
     kw = dict(estimand=estimand, decision=decision)
     var = variance_at(post, grid, **kw) if rows else np.zeros((1, 0))
     change = 100.0 * (var / observed_variance(post, **kw)[:, None] - 1.0)
-    out = pd.DataFrame({
-        "intervention": [r[0] for r in rows],
-        "field": [r[1] for r in rows],
-        "value": [r[2] for r in rows],
-        "calls_ratio": [r[2] / c.get(FIELDS[r[1]], 1.0) for r in rows],
-    })
+    out = pd.DataFrame(
+        {
+            "intervention": [r[0] for r in rows],
+            "field": [r[1] for r in rows],
+            "value": [r[2] for r in rows],
+            "calls_ratio": [r[2] / c.get(FIELDS[r[1]], 1.0) for r in rows],
+        }
+    )
     out = pd.concat([out, summarize_samples(change, level, "change_")], axis=1)
     out["p_reduces"] = (change < 0).mean(axis=0)
     out.attrs.update(estimand=estimand, decision=decision, level=level)

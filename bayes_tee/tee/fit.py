@@ -48,7 +48,9 @@ def layout_key(design: Design, spec: PriorSpec, method: str, extra: object = Non
         "categories": list(design.categories or ()),
         "item_category": None if design.item_category is None else design.item_category.tolist(),
         "n": cells["n"].tolist(),
-        "codes": hashlib.sha1(np.ascontiguousarray(cells[list(design.facets)].to_numpy()).tobytes()).hexdigest(),
+        "codes": hashlib.sha1(
+            np.ascontiguousarray(cells[list(design.facets)].to_numpy()).tobytes()
+        ).hexdigest(),
         "priors": spec.to_dict(),
         "family": design.family,
         "overdispersion": design.overdispersion,
@@ -170,8 +172,9 @@ def fit_posterior(
     reuse = None
     if lk.data is not None:
         reuse = (layout_key(design, spec, method, lk.key(design) if lk.key else None), lk.data(design))
-    idata, timing = sample(model, sampler, chains, tune, draws, target_accept, seed, progressbar, reuse,
-                           cached=lk.disk_cached)
+    idata, timing = sample(
+        model, sampler, chains, tune, draws, target_accept, seed, progressbar, reuse, cached=lk.disk_cached
+    )
     posterior = idata["posterior"].to_dataset()
     posterior = posterior[[v for v in posterior.data_vars if not str(v).endswith("__")]]
     if lk.postprocess is not None:

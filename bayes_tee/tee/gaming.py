@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from . import dstudy as ds
 from .._core.intervals import summarize_samples
 from ..pairwise.verdicts import ELO_SCALE, expected_max_normal, to_elo
+from . import dstudy as ds
 
 if TYPE_CHECKING:
     from .posterior import Posterior

@@ -24,9 +24,12 @@ from .._core.version import __version__
 FORMAT = "bayes_tee-posterior-1"
 
 
-def write(path: str | Path, posterior: xr.Dataset, sampled: xr.DataTree, meta: dict, cells: pd.DataFrame) -> Path:
+def write(
+    path: str | Path, posterior: xr.Dataset, sampled: xr.DataTree, meta: dict, cells: pd.DataFrame
+) -> Path:
     """Write ``posterior`` (the draws to keep), the sampler statistics of ``sampled``, ``meta``
-    and the per-cell statistics ``cells`` to ``path``; returns the path."""
+    and the per-cell statistics ``cells`` to ``path``; returns the path.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     meta = {"format": FORMAT, "version": __version__, **meta}
@@ -34,8 +37,10 @@ def write(path: str | Path, posterior: xr.Dataset, sampled: xr.DataTree, meta: d
     constant = xr.Dataset({c: ("cell", cells[c].to_numpy()) for c in cells.columns})
     tree = draws_tree(post, sampled, constant_data=constant)
     # compressed, as ArviZ 0.x wrote them: draws of SDs compress about twofold
-    encoding = {f"/{name}": {v: {"zlib": True, "complevel": 4} for v in node.data_vars}
-                for name, node in tree.children.items()}
+    encoding = {
+        f"/{name}": {v: {"zlib": True, "complevel": 4} for v in node.data_vars}
+        for name, node in tree.children.items()
+    }
     tree.to_netcdf(str(path), engine="h5netcdf", encoding=encoding)
     return path
 

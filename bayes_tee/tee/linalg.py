@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytensor.tensor as pt
 
+
 def woodbury_correction(A, zr, scale) -> tuple[pt.TensorVariable, pt.TensorVariable]:
     """``(log|I + S A S|, b'(I + S A S)^-1 b)`` with ``S = diag(scale)``, ``b = S zr``."""
     M = pt.eye(A.shape[-1]) + scale[:, None] * A * scale[None, :]
@@ -82,7 +83,10 @@ class ItemBlocks:
     pattern_count: np.ndarray
 
     @classmethod
-    def build(cls, item: np.ndarray, position: np.ndarray, n: np.ndarray, n_items: int, P: int) -> "ItemBlocks":
+    def build(
+        cls, item: np.ndarray, position: np.ndarray, n: np.ndarray, n_items: int, P: int
+    ) -> "ItemBlocks":
+        """Group the cells of each item into blocks by their pattern of positions and call counts."""
         counts = np.zeros((n_items, P))
         counts[item, position] = n
         pattern_n, pattern, pattern_count = np.unique(counts, axis=0, return_inverse=True, return_counts=True)
@@ -90,15 +94,18 @@ class ItemBlocks:
 
     @property
     def n_items(self) -> int:
+        """Items (blocks)."""
         return len(self.pattern)
 
     @property
     def P(self) -> int:
+        """Positions per item block (cells of the non-item facets)."""
         return self.pattern_n.shape[1]
 
     def flops(self, Ka: int, K: int) -> float:
         """Rough floating-point work of one log-density evaluation (for choosing a method),
-        with ``Ka`` item-nested and ``K`` crossed levels."""
+        with ``Ka`` item-nested and ``K`` crossed levels.
+        """
         P, npat = self.P, len(self.pattern_n)
         per_pattern = Ka**3 / 3 + Ka**2 * K + P * Ka * K + P * K**2
         per_item = P * (Ka + K) + (Ka**2 + Ka * K) * (npat if npat <= 8 else 1)
@@ -107,7 +114,8 @@ class ItemBlocks:
 
 def _per_item(M, V, pattern: np.ndarray, op) -> pt.TensorVariable:
     """``op(M[pattern[i]], V[i])`` for every item: one batched call per pattern when patterns
-    are few (no gather of matrices, whose gradient is a costly scatter), a gather otherwise."""
+    are few (no gather of matrices, whose gradient is a costly scatter), a gather otherwise.
+    """
     n = len(pattern)
     n_pat = int(pattern.max()) + 1
     if n_pat <= 8:
@@ -195,9 +203,7 @@ def item_block_loglik(
         Abb = pt.tensordot(blocks.pattern_count.astype(float), G[:, :Kb, :Kb], axes=1)
         Abg = pt.tensordot(G[:, :Kb, Kb], pt.as_tensor(Wg), axes=[[0], [0]])  # (Kb, n_groups)
         Agg = pt.diag(pt.tensordot(G[:, Kb, Kb], pt.as_tensor(Wg), axes=1))
-        A = pt.concatenate(
-            [pt.concatenate([Abb, Abg], axis=1), pt.concatenate([Abg.T, Agg], axis=1)], axis=0
-        )
+        A = pt.concatenate([pt.concatenate([Abb, Abg], axis=1), pt.concatenate([Abg.T, Agg], axis=1)], axis=0)
         zr = pt.concatenate([pt.sum(zr_item[:, :Kb], axis=0), pt.dot(zr_item[:, Kb], onehot)])
         scale = pt.concatenate([scale_b, pt.repeat(scale_group, n_groups)])
     else:

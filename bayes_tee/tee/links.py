@@ -68,7 +68,9 @@ def _share_draws(post: "Posterior", labels: list[str]) -> np.ndarray:
     return x / total
 
 
-def link_comparison(lpm: "Posterior", glmm: "Posterior", *, level: float = 0.9, random_seed: int | None = 0) -> LinkComparison:
+def link_comparison(
+    lpm: "Posterior", glmm: "Posterior", *, level: float = 0.9, random_seed: int | None = 0
+) -> LinkComparison:
     """Compare a linear-model fit with a GLMM fit of the same data (see the module docstring)."""
     fams = {lpm.family, glmm.family}
     if fams != {"gaussian", "binomial"}:
@@ -81,11 +83,19 @@ def link_comparison(lpm: "Posterior", glmm: "Posterior", *, level: float = 0.9, 
     n = min(len(a), len(b))
     a, b = a[rng.permutation(len(a))[:n]], b[rng.permutation(len(b))[:n]]
     # Spearman per pair of draws = Pearson correlation of the ranks, one vectorized expression
-    ra, rb = (r - r.mean(axis=1, keepdims=True) for r in (stats.rankdata(a, axis=1), stats.rankdata(b, axis=1)))
+    ra, rb = (
+        r - r.mean(axis=1, keepdims=True) for r in (stats.rankdata(a, axis=1), stats.rankdata(b, axis=1))
+    )
     rho = (ra * rb).sum(axis=1) / np.sqrt((ra**2).sum(axis=1) * (rb**2).sum(axis=1))
     table = pd.DataFrame({"component": labels})
-    table = pd.concat([table, comp.summarize_samples(a, level, "lpm_share_"),
-                       comp.summarize_samples(b, level, "glmm_share_")], axis=1)
+    table = pd.concat(
+        [
+            table,
+            comp.summarize_samples(a, level, "lpm_share_"),
+            comp.summarize_samples(b, level, "glmm_share_"),
+        ],
+        axis=1,
+    )
     table["lpm_rank"] = stats.rankdata(-table["lpm_share_median"], method="min").astype(int)
     table["glmm_rank"] = stats.rankdata(-table["glmm_share_median"], method="min").astype(int)
     table = table.sort_values("lpm_share_median", ascending=False).reset_index(drop=True)
@@ -96,6 +106,9 @@ def link_comparison(lpm: "Posterior", glmm: "Posterior", *, level: float = 0.9, 
         "high": float(np.quantile(rho, 1 - q)),
         "at_medians": float(stats.spearmanr(table["lpm_share_median"], table["glmm_share_median"])[0]),
     }
-    table.attrs.update(spearman=spearman, level=level,
-                       note="LPM shares on the probability scale, GLMM shares on the logit scale (seed 000 Table 11).")
+    table.attrs.update(
+        spearman=spearman,
+        level=level,
+        note="LPM shares on the probability scale, GLMM shares on the logit scale (seed 000 Table 11).",
+    )
     return LinkComparison(table, spearman, lpm, glmm)

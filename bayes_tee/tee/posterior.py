@@ -29,8 +29,8 @@ from .._core import diagnostics as diag
 from .._core.exceptions import DiagnosticWarning
 from .._core.priors import PriorSpec
 from .._core.trees import group
-from . import dstudy, gaming, io, links, psens, report, theta
 from . import components as comp
+from . import dstudy, gaming, io, links, psens, report, theta
 from .budget import Plan
 from .budget import allocate as allocate_budget
 from .design import Design
@@ -58,8 +58,9 @@ class Posterior(diag.FitResult):
         Sampler, timings and settings.
     """
 
-    def __init__(self, idata: xr.DataTree, design: Design, priors: PriorSpec, method: str,
-                 info: dict | None = None) -> None:
+    def __init__(
+        self, idata: xr.DataTree, design: Design, priors: PriorSpec, method: str, info: dict | None = None
+    ) -> None:
         self.idata = idata
         self.design = design
         self.priors = priors
@@ -95,19 +96,15 @@ class Posterior(diag.FitResult):
         return [t.var_name for t in self.terms if not self._fixed_residual(t)] + ["mu"]
 
     def diagnostics(self) -> dict:
-        """R-hat, bulk/tail ESS and divergences over the SDs, grand mean and fixed effects.
-
-        Returns
-        -------
-        dict
-            ``max_rhat``, ``min_ess_bulk``, ``min_ess_tail``, ``divergences``, ``n_draws``,
-            ``ok``, ``problems`` (the same as :meth:`convergence`).
+        """R-hat, bulk/tail ESS and divergences over the SDs, grand mean and fixed effects: a dict
+        of ``max_rhat, min_ess_bulk, min_ess_tail, divergences, n_draws, ok, problems``.
         """
         return self.convergence()
 
     def component_draws(self) -> xr.DataArray:
         """Variance of every component per draw, dims ``(chain, draw, component)``
-        (:func:`bayes_tee.tee.components.component_draws`: fixed facets as population variances)."""
+        (:func:`bayes_tee.tee.components.component_draws`: fixed facets as population variances).
+        """
         return comp.component_draws(self._draws, self.terms)
 
     # -- components, shares, theta -----------------------------------------------------------
@@ -120,161 +117,156 @@ class Posterior(diag.FitResult):
         """
         return self._stamp(comp.components_table(self.component_draws(), level))
 
-    def design_counts(self, n_items=None, n_prompts=None, n_judges=None, n_temperatures=None, n_replicates=None,
-                      n_categories=None, n_positions=None) -> dict[str, float]:
-        """Level counts of the observed design with any of them replaced (:func:`~bayes_tee.tee.dstudy.counts_with`)."""
-        return dstudy.counts_with(self.design.counts, n_items=n_items, n_prompts=n_prompts, n_judges=n_judges,
-                                  n_temperatures=n_temperatures, n_replicates=n_replicates,
-                                  n_categories=n_categories, n_positions=n_positions)
+    def design_counts(
+        self,
+        n_items=None,
+        n_prompts=None,
+        n_judges=None,
+        n_temperatures=None,
+        n_replicates=None,
+        n_categories=None,
+        n_positions=None,
+    ) -> dict[str, float]:
+        """Level counts of the observed design with any of them replaced
+        (:func:`~bayes_tee.tee.dstudy.counts_with`).
+        """
+        return dstudy.counts_with(self.design.counts, **_arguments(locals()))
 
-    def shares(self, n_items=None, n_prompts=None, n_judges=None, n_temperatures=None, n_replicates=None, *,
-               n_categories=None, n_positions=None, estimand: comp.Estimand = "domain",
-               categories: Categories = "fixed", level: float = 0.9,
-               scale: Literal["model", "probability"] = "model", n_draws: int = 200, sims_per_draw: int = 100,
-               random_seed: int | None = None) -> pd.DataFrame:
+    def shares(
+        self,
+        n_items=None,
+        n_prompts=None,
+        n_judges=None,
+        n_temperatures=None,
+        n_replicates=None,
+        *,
+        n_categories=None,
+        n_positions=None,
+        estimand: comp.Estimand = "domain",
+        categories: Categories = "fixed",
+        level: float = 0.9,
+        scale: Literal["model", "probability"] = "model",
+        n_draws: int = 200,
+        sims_per_draw: int = 100,
+        random_seed: int | None = None,
+    ) -> pd.DataFrame:
         """Each component's contribution to Var(theta_hat) at a design, and its share.
 
-        Parameters
-        ----------
-        n_items, n_prompts, n_judges, n_temperatures, n_replicates, n_categories : float, optional
-            Design counts; ``None`` keeps the observed count. Judges and temperatures are
-            fixed panels: more of them means averaging over a panel of that size.
-        n_positions : float, optional
-            Pairwise fits: presentation orders averaged over (2 counterbalanced, 1 single).
-        estimand : {"domain", "finite"}
-            ``finite`` (this exact item set) drops the item and category terms.
-        categories : {"fixed", "random"}
-            Fixed categories (the paper's default) enter with the items, ``/ N``.
-        level : float
-            Credible level.
-        scale : {"model", "probability"}
-            ``model``: the fitted scale, closed form. ``probability`` (GLMM): contributions to
-            the variance of the mean success rate by simulation (``n_draws``,
-            ``sims_per_draw``, ``random_seed``); for the linear model the two agree.
+        ``n_*`` are design counts (``None`` keeps the observed one); ``estimand="finite"`` drops
+        the item terms; ``scale="probability"`` gives the GLMM's shares of the variance of the
+        mean success rate by simulation. Every parameter: :func:`bayes_tee.tee.theta.shares`.
 
-        Returns
-        -------
-        pandas.DataFrame
-            ``component, divisor, contribution_median/low/high, share_median/low/high``;
-            ``attrs["var_theta"]``, ``attrs["scale"]``.
+        Returns ``component, divisor, contribution_median/low/high, share_median/low/high``;
+        ``attrs["var_theta"]``, ``attrs["scale"]``.
 
         >>> post.shares(n_items=200)  # doctest: +SKIP
         """
-        return self._stamp(theta.shares(
-            self, n_items=n_items, n_prompts=n_prompts, n_judges=n_judges, n_temperatures=n_temperatures,
-            n_replicates=n_replicates, n_categories=n_categories, n_positions=n_positions, estimand=estimand,
-            categories=categories, level=level, scale=scale, n_draws=n_draws, sims_per_draw=sims_per_draw,
-            random_seed=random_seed))
+        return self._stamp(theta.shares(self, **_arguments(locals())))
 
-    def theta(self, level: float = 0.95, *, n_draws: int = 400, sims_per_draw: int = 50,
-              random_seed: int | None = 0) -> pd.DataFrame:
+    def theta(
+        self, level: float = 0.95, *, n_draws: int = 400, sims_per_draw: int = 50, random_seed: int | None = 0
+    ) -> pd.DataFrame:
         """The grand mean with its panel, TEE and naive intervals side by side.
 
-        ``panel``: the mean for this exact judge/temperature panel. ``tee`` adds the
-        judge/temperature sensitivity, what another equally good pipeline would have reported
-        (seed 000 Sec. 3.3): SE ``sqrt(E[Var(theta_hat)])``, interval from the predictive error
-        mixed over the posterior of Var(theta_hat). ``naive``: ``s / sqrt(n)`` over the rows.
-        For the GLMM everything is on the probability scale (the TEE error by simulating the
-        design afresh per draw, ``n_draws`` x ``sims_per_draw``).
-
-        Returns one row: ``estimate, panel_low, panel_high, tee_se, tee_low, tee_high,
-        naive_estimate, naive_se, naive_low, naive_high, se_ratio, level``.
+        ``panel``: this exact judge/temperature panel. ``tee`` adds their sensitivity: what
+        another equally good pipeline would have reported (seed 000 Sec. 3.3). ``naive``:
+        ``s / sqrt(n)`` over the rows. The GLMM answers on the probability scale by simulation
+        (``n_draws`` x ``sims_per_draw``); details: :func:`bayes_tee.tee.theta.theta`.
 
         >>> post.theta()  # doctest: +SKIP
         """
-        return self._stamp(theta.theta(self, level, n_draws=n_draws, sims_per_draw=sims_per_draw,
-                                       random_seed=random_seed))
+        return self._stamp(theta.theta(self, **_arguments(locals())))
 
     # -- D-study -------------------------------------------------------------------------------
-    def variance_at(self, designs: pd.DataFrame, *, estimand: comp.Estimand = "domain",
-                    decision: dstudy.Decision = "absolute", categories: Categories = "fixed",
-                    judges: dstudy.JudgeMode = "new") -> np.ndarray:
+    def variance_at(
+        self,
+        designs: pd.DataFrame,
+        *,
+        estimand: comp.Estimand = "domain",
+        decision: dstudy.Decision = "absolute",
+        categories: Categories = "fixed",
+        judges: dstudy.JudgeMode = "new",
+    ) -> np.ndarray:
         """Var(theta_hat) per posterior draw at each design row, ``(n_draws, n_designs)``
         (:func:`bayes_tee.tee.dstudy.variance_at`; ``judges="panel"``: a subset of the fitted panel).
 
         >>> post.variance_at(bt.tee.dstudy.design_grid(n_items=[50, 100])).shape  # doctest: +SKIP
         (4000, 2)
         """
-        return dstudy.variance_at(self, designs, estimand=estimand, decision=decision, categories=categories,
-                                  judges=judges)
+        return dstudy.variance_at(self, **_arguments(locals()))
 
     def observed_variance(self, **kwargs) -> np.ndarray:
         """Var(theta_hat) per posterior draw at the observed design (``variance_at`` keywords)."""
         return dstudy.observed_variance(self, **kwargs)
 
-    def dstudy(self, n_items=None, n_prompts=None, n_judges=None, n_temperatures=None, n_replicates=None, *,
-               n_categories=None, n_positions=None, estimand: comp.Estimand = "domain",
-               decision: dstudy.Decision = "absolute", categories: Categories = "fixed",
-               judges: dstudy.JudgeMode = "new", target_se: float | None = None,
-               level: float = 0.9) -> pd.DataFrame:
+    def dstudy(
+        self,
+        n_items=None,
+        n_prompts=None,
+        n_judges=None,
+        n_temperatures=None,
+        n_replicates=None,
+        *,
+        n_categories=None,
+        n_positions=None,
+        estimand: comp.Estimand = "domain",
+        decision: dstudy.Decision = "absolute",
+        categories: Categories = "fixed",
+        judges: dstudy.JudgeMode = "new",
+        target_se: float | None = None,
+        level: float = 0.9,
+    ) -> pd.DataFrame:
         """Projected SE of theta_hat for every combination of the given design counts.
 
-        Parameters
-        ----------
-        n_items, n_prompts, n_judges, n_temperatures, n_replicates, n_categories : int or list
-            Counts to project; ``None`` keeps the observed count.
-        n_positions : int or list
-            Pairwise fits: presentation orders per comparison (1 or 2).
-        estimand : {"domain", "finite"}
-            ``finite`` drops the item terms (this exact item set is the target).
-        decision : {"absolute", "relative"}
-            ``relative`` keeps only terms that involve items (systems compared under shared
-            prompts, judges and temperatures).
-        categories : {"fixed", "random"}
-            How the category term averages (:func:`bayes_tee.tee.components.divisors`).
-        judges : {"new", "panel"}
-            ``new``: judges like these, sensitivity over ``M'`` (warns beyond a fixed panel).
-            ``panel``: a subset of the fitted panel, its mean the target (seed 002).
-        target_se : float, optional
-            Adds ``p_below_target``, the posterior probability that the SE is below it.
-        level : float
-            Credible level of the intervals.
+        ``n_*`` are counts or lists (``None`` keeps the observed count); ``decision="relative"``
+        keeps the terms that involve items; ``judges="panel"`` projects a subset of the fitted
+        panel; ``target_se`` adds ``p_below_target``. Every parameter:
+        :func:`bayes_tee.tee.dstudy.dstudy`.
 
-        Returns
-        -------
-        pandas.DataFrame
-            One row per design: the counts, ``calls``, ``se_median/low/high``,
-            ``var_ratio_median/low/high`` (against the observed design), ``p_below_target``.
+        Returns one row per design: the counts, ``calls``, ``se_median/low/high``,
+        ``var_ratio_median/low/high`` (against the observed design), ``p_below_target``.
 
         >>> post.dstudy(n_items=[50, 100, 200], n_prompts=[1, 3, 5])  # doctest: +SKIP
         """
-        return self._stamp(dstudy.dstudy(
-            self, n_items=n_items, n_prompts=n_prompts, n_judges=n_judges, n_temperatures=n_temperatures,
-            n_replicates=n_replicates, n_categories=n_categories, n_positions=n_positions, estimand=estimand,
-            decision=decision, categories=categories, judges=judges, target_se=target_se, level=level))
+        return self._stamp(dstudy.dstudy(self, **_arguments(locals())))
 
-    def simulate_design(self, n_items=None, n_prompts=None, n_judges=None, n_temperatures=None,
-                        n_replicates=None, *, n_categories=None,
-                        strategy: Literal["crossed", "cyclic", "random"] = "crossed",
-                        cells: pd.DataFrame | Literal["observed"] | None = None,
-                        judges: dstudy.JudgeMode = "new", estimand: comp.Estimand = "domain",
-                        categories: Categories = "fixed", n_draws: int = 200, sims_per_draw: int = 200,
-                        level: float = 0.9, random_seed: int | None = None) -> pd.DataFrame:
+    def simulate_design(
+        self,
+        n_items=None,
+        n_prompts=None,
+        n_judges=None,
+        n_temperatures=None,
+        n_replicates=None,
+        *,
+        n_categories=None,
+        strategy: Literal["crossed", "cyclic", "random"] = "crossed",
+        cells: pd.DataFrame | Literal["observed"] | None = None,
+        judges: dstudy.JudgeMode = "new",
+        estimand: comp.Estimand = "domain",
+        categories: Categories = "fixed",
+        n_draws: int = 200,
+        sims_per_draw: int = 200,
+        level: float = 0.9,
+        random_seed: int | None = None,
+    ) -> pd.DataFrame:
         """Posterior-predictive simulation of proposed designs (:mod:`bayes_tee.tee.predictive`).
 
-        For ``n_draws`` posterior draws, simulates ``sims_per_draw`` studies of each design with
-        new, independent effects for every new level, and records ``theta_hat - theta`` and the
-        interval the study would report itself. ``strategy``: every judge on every call,
-        CyclicJudge round-robin, or a random judge per call (seed 002 Sec. 3). ``cells``: a table
-        of cells (``item, prompt, temperature, judge, n``) or ``"observed"`` (the fitted layout,
-        missing cells and unequal replicates included). ``judges``: fixed effects drawn from the
-        fitted ones (``new``) or a subset of this panel (``panel``).
-
-        Returns one row per design: the counts, ``strategy``, ``calls``, ``se_median/low/high``,
-        ``closed_form_se_median/low/high``, ``rmse``, ``bias`` (with Monte Carlo SEs),
-        ``sd_ratio``, ``naive_se_median``, ``coverage_naive``, ``coverage_tee``, ``n_draws``,
-        ``sims_per_draw``.
+        Simulates ``sims_per_draw`` studies of each design per posterior draw, with new
+        effects for every new level, under a judge ``strategy`` (crossed, cyclic, random) or for
+        an exact table of ``cells`` (``"observed"``: the fitted layout). Every parameter and
+        column: :func:`bayes_tee.tee.theta.simulate_design`.
 
         >>> post.simulate_design(n_items=100, n_judges=3, strategy="cyclic")  # doctest: +SKIP
         """
-        return self._stamp(theta.simulate_design(
-            self, n_items=n_items, n_prompts=n_prompts, n_judges=n_judges, n_temperatures=n_temperatures,
-            n_replicates=n_replicates, n_categories=n_categories, strategy=strategy, cells=cells, judges=judges,
-            estimand=estimand, categories=categories, n_draws=n_draws, sims_per_draw=sims_per_draw,
-            level=level, random_seed=random_seed))
+        return self._stamp(theta.simulate_design(self, **_arguments(locals())))
 
-    def interventions(self, *, estimand: comp.Estimand = "domain", decision: dstudy.Decision = "absolute",
-                      level: float = 0.9) -> pd.DataFrame:
+    def interventions(
+        self,
+        *,
+        estimand: comp.Estimand = "domain",
+        decision: dstudy.Decision = "absolute",
+        level: float = 0.9,
+    ) -> pd.DataFrame:
         """Percent change in Var(theta_hat) for single design changes (seed 000 Fig. 13-14).
 
         Returns ``intervention``, the changed ``field`` and its ``value``, ``calls_ratio``,
@@ -282,10 +274,11 @@ class Posterior(diag.FitResult):
 
         >>> post.interventions()  # doctest: +SKIP
         """
-        return self._stamp(dstudy.interventions(self, estimand=estimand, decision=decision, level=level))
+        return self._stamp(dstudy.interventions(self, **_arguments(locals())))
 
     def allocate(self, budget: float, **kwargs) -> Plan:
-        """Best design under a budget and the cost-efficiency frontier (:func:`bayes_tee.tee.budget.allocate`).
+        """Best design under a budget and the cost-efficiency frontier
+        (:func:`bayes_tee.tee.budget.allocate`).
 
         >>> plan = post.allocate(budget=5000, max_items=200)  # doctest: +SKIP
         """
@@ -320,7 +313,8 @@ class Posterior(diag.FitResult):
     # -- text, report, figures -----------------------------------------------------------------
     def summary(self) -> str:
         """Plain-text summary: design, components, shares, theta and diagnostics
-        (:func:`bayes_tee.tee.report.summary`; a failed fit ends with a ``WARNING:`` line)."""
+        (:func:`bayes_tee.tee.report.summary`; a failed fit ends with a ``WARNING:`` line).
+        """
         return report.summary(self)
 
     def writeup(self, **kwargs) -> str:
@@ -339,23 +333,32 @@ class Posterior(diag.FitResult):
 
     def plot_shares(self, kind: Literal["vartheta", "observation"] = "vartheta", **kwargs) -> Figure:
         """Horizontal bars: posterior median share and 90% interval per component, of
-        Var(theta_hat) at the design (``**kwargs`` go to :meth:`shares`) or of the per-call variance."""
+        Var(theta_hat) at the design (``**kwargs`` go to :meth:`shares`) or of the per-call variance.
+        """
         with warnings.catch_warnings():  # the figure prints a failed fit's warning itself
             warnings.simplefilter("ignore", DiagnosticWarning)
             table = self.shares(**kwargs) if kind == "vartheta" else self.components()
         n = {k: v for k, v in kwargs.items() if k.startswith("n_") and k != "n_draws"}
         scale = "probability" if kwargs.get("scale") == "probability" and kind == "vartheta" else self.scale
-        return plots.plot_shares(table, kind, counts=self.design_counts(**n), facets=self.design.facets,
-                                 method=self.method, scale=scale)
+        return plots.plot_shares(
+            table,
+            kind,
+            counts=self.design_counts(**n),
+            facets=self.design.facets,
+            method=self.method,
+            scale=scale,
+        )
 
     def plot_dstudy(self, table: pd.DataFrame | None = None, **kwargs) -> Figure:
         """SE against items for each prompt/judge count, median line with the interval band
-        (``table`` from :meth:`dstudy`; default items 10-4x observed, prompts and judges 1/observed)."""
+        (``table`` from :meth:`dstudy`; default items 10-4x observed, prompts and judges 1/observed).
+        """
         if table is None:
             c = self.design.counts
             n = np.unique(np.geomspace(10, 4 * c["item"], 12).round())
-            table = self.dstudy(n_items=n, n_prompts=sorted({1, c.get("prompt", 1)}),
-                                n_judges=sorted({1, c.get("judge", 1)}))
+            table = self.dstudy(
+                n_items=n, n_prompts=sorted({1, c.get("prompt", 1)}), n_judges=sorted({1, c.get("judge", 1)})
+            )
         return plots.plot_dstudy(table, **kwargs)
 
     def plot_interventions(self, table: pd.DataFrame | None = None, **kwargs) -> Figure:
@@ -375,11 +378,20 @@ class Posterior(diag.FitResult):
         sufficient statistics; random-effect vectors only with ``keep_effects``.
         """
         names = [t.var_name for t in self.terms] + ["mu"] + [v for v in ("p_panel",) if v in self._draws]
-        meta = {"design": self.design.to_dict(), "priors": self.priors.to_dict(), "method": self.method,
-                "info": self.info}
-        return io.write(path, self._draws if keep_effects else self._draws[names], self.idata, meta,
-                        self.design.cells)
+        meta = {
+            "design": self.design.to_dict(),
+            "priors": self.priors.to_dict(),
+            "method": self.method,
+            "info": self.info,
+        }
+        return io.write(
+            path, self._draws if keep_effects else self._draws[names], self.idata, meta, self.design.cells
+        )
 
+
+def _arguments(names: dict) -> dict:
+    """A facade method's arguments (its ``locals()`` on entry) as keywords, ``self`` dropped."""
+    return {k: v for k, v in names.items() if k != "self"}
 
 
 def load(path: str | Path) -> Posterior:

@@ -90,7 +90,11 @@ class Layout:
             return np.broadcast_to(self.n.astype(float), (size, self.n_cells))
         M = self.levels["judge"]
         groups = self.n_cells // M
-        return rng.multinomial(self.calls_per_group, np.full(M, 1.0 / M), size=(size, groups)).reshape(size, -1).astype(float)
+        return (
+            rng.multinomial(self.calls_per_group, np.full(M, 1.0 / M), size=(size, groups))
+            .reshape(size, -1)
+            .astype(float)
+        )
 
 
 def _grid_codes(shape: tuple[int, ...]) -> dict[str, np.ndarray]:
@@ -118,7 +122,9 @@ def crossed_layout(
     >>> lay.n.reshape(6, 3).sum(axis=0).tolist()
     [2.0, 2.0, 2.0]
     """
-    N, V, H, M, R, C = (int(x) for x in (n_items, n_prompts, n_temperatures, n_judges, n_replicates, n_categories))
+    N, V, H, M, R, C = (
+        int(x) for x in (n_items, n_prompts, n_temperatures, n_judges, n_replicates, n_categories)
+    )
     if min(N, V, H, M, R, C) < 1:
         raise ValueError("every design count must be at least 1.")
     codes = _grid_codes((N, V, H, M))
@@ -168,7 +174,8 @@ def _centred(effects: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True)
 class _Draws:
     """Per posterior draw: SDs of random terms, centred fixed effects, replicate SD; for the
-    logit GLMM also the intercept (the probability scale needs the level, not just spreads)."""
+    logit GLMM also the intercept (the probability scale needs the level, not just spreads).
+    """
 
     sigma: dict[str, np.ndarray]  # label -> (S,)
     fixed: dict[str, np.ndarray]  # label -> (S, L) centred level effects

@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import xarray as xr
 import pytensor
 import pytensor.tensor as pt
+import xarray as xr
 from arviz_stats import psense
 from pymc.model.transform.conditioning import remove_value_transforms
 from pytensor.graph.replace import vectorize_graph
@@ -71,22 +71,34 @@ def log_densities(post: "Posterior") -> tuple[xr.Dataset, xr.DataArray]:
     values = [model.rvs_to_values[rv] for rv in free]
     outs = [*model.logp(vars=free, sum=False), model.logp(vars=[*model.potentials, *model.observed_RVs])]
     batched = [pt.tensor(name=v.name, dtype=v.dtype, shape=(None, *v.type.shape)) for v in values]
-    fn = pytensor.function(batched, vectorize_graph(outs, replace=dict(zip(values, batched))),
-                           mode="FAST_COMPILE", on_unused_input="ignore")
+    fn = pytensor.function(
+        batched,
+        vectorize_graph(outs, replace=dict(zip(values, batched))),
+        mode="FAST_COMPILE",
+        on_unused_input="ignore",
+    )
     n_chain, n_draw = P.sizes["chain"], P.sizes["draw"]
-    res = fn(*[P[rv.name].values.reshape(n_chain * n_draw, *P[rv.name].shape[2:]).astype(v.dtype)
-               for rv, v in zip(free, values)])
+    res = fn(
+        *[
+            P[rv.name].values.reshape(n_chain * n_draw, *P[rv.name].shape[2:]).astype(v.dtype)
+            for rv, v in zip(free, values)
+        ]
+    )
 
     def per_draw(x: np.ndarray) -> np.ndarray:
         x = np.asarray(x, float).reshape(n_chain * n_draw, -1).sum(axis=1)
         return x.reshape(n_chain, n_draw)
 
     coords = {"chain": P["chain"].values, "draw": P["draw"].values}
-    prior = xr.Dataset({rv.name: (("chain", "draw"), per_draw(r)) for rv, r in zip(free, res[:-1])}, coords=coords)
+    prior = xr.Dataset(
+        {rv.name: (("chain", "draw"), per_draw(r)) for rv, r in zip(free, res[:-1])}, coords=coords
+    )
     return prior, xr.DataArray(per_draw(res[-1]), dims=("chain", "draw"), coords=coords)
 
 
-def power_scaling(post: "Posterior", *, delta: float = 0.01, threshold: float = PSENS_THRESHOLD) -> pd.DataFrame:
+def power_scaling(
+    post: "Posterior", *, delta: float = 0.01, threshold: float = PSENS_THRESHOLD
+) -> pd.DataFrame:
     """Power-scaling prior and likelihood sensitivity of each variance component.
 
     The prior that is scaled is the one on the SDs (the choice the presets vary); the
@@ -115,8 +127,9 @@ def power_scaling(post: "Posterior", *, delta: float = 0.01, threshold: float = 
     log_prior, log_lik = log_densities(post)
     sd_vars = [t.var_name for t in post.terms if t.var_name in log_prior and t.kind != "fixed"]
     draws = post.component_draws()
-    quantities = {t.label: draws.sel(component=t.label, drop=True) for t in post.terms
-                  if not post._fixed_residual(t)}
+    quantities = {
+        t.label: draws.sel(component=t.label, drop=True) for t in post.terms if not post._fixed_residual(t)
+    }
     quantities["mu"] = group(post.idata, "posterior")["mu"]
     tree = draws_tree(
         xr.Dataset(quantities),

@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from .._core.exceptions import DiagnosticWarning
 from .dstudy import FIELDS
 from .fit import fit_posterior
 from .links import LinkComparison, link_comparison
-from .._core.exceptions import DiagnosticWarning
 from .posterior import Posterior
 from .terms import FACETS
 
@@ -64,10 +64,16 @@ class LeaveOneOut:
         all levels).
         """
         s = self.shares
-        cell = s.assign(v=[f"{m:.1%} ({lo:.1%}, {hi:.1%})"
-                           for m, lo, hi in zip(s["share_median"], s["share_low"], s["share_high"])])
+        cell = s.assign(
+            v=[
+                f"{m:.1%} ({lo:.1%}, {hi:.1%})"
+                for m, lo, hi in zip(s["share_median"], s["share_low"], s["share_high"])
+            ]
+        )
         wide = cell.pivot(index="component", columns="fit", values="v")
-        order = components or list(s[s["fit"] == "all"].sort_values("share_median", ascending=False)["component"])
+        order = components or list(
+            s[s["fit"] == "all"].sort_values("share_median", ascending=False)["component"]
+        )
         return wide.loc[order, ["all", *[c for c in wide.columns if c != "all"]]]
 
 
@@ -112,8 +118,9 @@ def leave_one_out(
     -------
     LeaveOneOut
     """
-    roles = dict(item=item, prompt=prompt, judge=judge, temperature=temperature, replicate=replicate,
-                 category=category)
+    roles = dict(
+        item=item, prompt=prompt, judge=judge, temperature=temperature, replicate=replicate, category=category
+    )
     if facet not in FACETS or facet == "item":
         raise ValueError(f"facet must be 'prompt', 'judge' or 'temperature', got {facet!r}.")
     column = roles.get(facet)
@@ -121,8 +128,10 @@ def leave_one_out(
         raise ValueError(f"facet {facet!r} has no column: pass {facet}=<column name>.")
     levels = pd.unique(df[column].dropna())
     if len(levels) < 3:
-        raise ValueError(f"Column {column!r} ({facet}) has {len(levels)} levels; leaving one out needs at "
-                         f"least 3 so that every refit keeps two.")
+        raise ValueError(
+            f"Column {column!r} ({facet}) has {len(levels)} levels; leaving one out needs at "
+            f"least 3 so that every refit keeps two."
+        )
     unknown = set(shares_at or {}) - set(_COUNT_ARGS)
     if unknown:
         raise ValueError(f"shares_at takes {', '.join(_COUNT_ARGS)}; got {sorted(unknown)}.")
@@ -133,30 +142,62 @@ def leave_one_out(
         at = shares_at or {k: post.design.counts[FIELDS[k]] for k in _COUNT_ARGS}
         fits["all"] = (None, post)
         for lev in levels:
-            fits[f"without {lev}"] = (lev, fit_posterior(df[df[column] != lev], outcome=outcome, **roles,
-                                                         **fit_kwargs))
+            fits[f"without {lev}"] = (
+                lev,
+                fit_posterior(df[df[column] != lev], outcome=outcome, **roles, **fit_kwargs),
+            )
     rows, thetas = [], []
     for name, (lev, p) in fits.items():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DiagnosticWarning)  # in the diagnostics_ok column
             sh, th = p.shares(**at, level=level), p.theta(level=level).iloc[0]
-        sh = sh.assign(fit=name, left_out=lev, diagnostics_ok=p.diagnostics()["ok"],
-                       rank=sh["share_median"].rank(ascending=False, method="first").astype(int))
-        rows.append(sh[["fit", "left_out", "component", "share_median", "share_low", "share_high", "rank",
-                        "diagnostics_ok"]])
-        thetas.append({"fit": name, "left_out": lev, "theta": th["estimate"], "tee_low": th["tee_low"],
-                       "tee_high": th["tee_high"], "diagnostics_ok": p.diagnostics()["ok"]})
+        sh = sh.assign(
+            fit=name,
+            left_out=lev,
+            diagnostics_ok=p.diagnostics()["ok"],
+            rank=sh["share_median"].rank(ascending=False, method="first").astype(int),
+        )
+        rows.append(
+            sh[
+                [
+                    "fit",
+                    "left_out",
+                    "component",
+                    "share_median",
+                    "share_low",
+                    "share_high",
+                    "rank",
+                    "diagnostics_ok",
+                ]
+            ]
+        )
+        thetas.append(
+            {
+                "fit": name,
+                "left_out": lev,
+                "theta": th["estimate"],
+                "tee_low": th["tee_low"],
+                "tee_high": th["tee_high"],
+                "diagnostics_ok": p.diagnostics()["ok"],
+            }
+        )
     shares = pd.concat(rows, ignore_index=True)
     shares.attrs.update(facet=facet, design=at, level=level)
     failed = [t["fit"] for t in thetas if not t["diagnostics_ok"]]
     if failed:
-        warnings.warn(DiagnosticWarning(
-            f"Fits failing diagnostics: {', '.join(failed)} (see each posterior's diagnostics()); treat "
-            f"their shares as unreliable, or refit with more draws."), stacklevel=2)
+        warnings.warn(
+            DiagnosticWarning(
+                f"Fits failing diagnostics: {', '.join(failed)} (see each posterior's diagnostics()); treat "
+                f"their shares as unreliable, or refit with more draws."
+            ),
+            stacklevel=2,
+        )
     return LeaveOneOut(shares, pd.DataFrame(thetas), {k: v[1] for k, v in fits.items()})
 
 
-def compare_links(df: pd.DataFrame, *, random_seed: int | None = None, level: float = 0.9, **fit_kwargs) -> LinkComparison:
+def compare_links(
+    df: pd.DataFrame, *, random_seed: int | None = None, level: float = 0.9, **fit_kwargs
+) -> LinkComparison:
     """Fit the LPM and the logit GLMM to the same data and compare their shares.
 
     ``fit_kwargs`` go to both :func:`bayes_tee.fit_posterior` calls (roles, sampler

@@ -73,7 +73,8 @@ def summary(post: Posterior) -> str:
             post.shares().drop(columns="divisor").round(4).to_string(index=False),
             "\ntheta:",
             post.theta().round(4).T.to_string(header=False),
-            "\nDiagnostics: " + ", ".join(
+            "\nDiagnostics: "
+            + ", ".join(
                 f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                 for k, v in post.diagnostics().items()
                 if k != "problems"
@@ -147,16 +148,19 @@ def writeup(post: "Posterior", level: float = 0.95, n_top: int = 3) -> str:
         se_change = 100 * (np.sqrt(1 + rec["change_median"] / 100) - 1)
         text.append(
             f"The D-study recommends '{rec['intervention']}' ({rec['calls_ratio']:.2g} times the calls): it "
-            f"changes Var(theta_hat) by {rec['change_median']:.0f}% (90% interval {rec['change_low']:.0f}% to "
+            f"changes Var(theta_hat) by {rec['change_median']:.0f}% "
+            f"(90% interval {rec['change_low']:.0f}% to "
             f"{rec['change_high']:.0f}%; probability {_prob(rec['p_reduces'])} that it helps), an expected "
             f"{-se_change:.0f}% reduction of the SE."
         )
     else:
         text.append("No single design change reduces Var(theta_hat) with posterior probability above 0.5.")
     msg = diag.message(post.diagnostics())
-    text.append(f"Warning: the fit failed its convergence diagnostics ({msg}); treat these numbers as provisional."
-                if msg else "All convergence diagnostics passed (R-hat <= 1.01, bulk and tail ESS >= 400, "
-                "no divergences).")
+    text.append(
+        f"Warning: the fit failed its convergence diagnostics ({msg}); treat these numbers as provisional."
+        if msg
+        else "All convergence diagnostics passed (R-hat <= 1.01, bulk and tail ESS >= 400, no divergences)."
+    )
     return " ".join(text)
 
 
@@ -181,20 +185,29 @@ def checklist(post: "Posterior", metadata: Mapping[str, str] | None = None) -> p
     rec = recommendation(post)
     V = len(lv.get("prompt", ())) or 1
     known = {
-        "Model identity": f"judges in the data: {', '.join(map(str, lv['judge']))}" if "judge" in lv else None,
+        "Model identity": f"judges in the data: {', '.join(map(str, lv['judge']))}"
+        if "judge" in lv
+        else None,
         "Temperature": f"temperatures in the data: {', '.join(map(str, lv['temperature']))}"
-        if "temperature" in lv else None,
-        "Replications": f"R = {d.counts.get('replicate', 1):g} per cell" + ("" if d.balanced else " (mean; unbalanced)"),
+        if "temperature" in lv
+        else None,
+        "Replications": f"R = {d.counts.get('replicate', 1):g} per cell"
+        + ("" if d.balanced else " (mean; unbalanced)"),
         "Prompt variants": f"V = {V}" if V >= 2 else None,
-        "Sensitivity flag": (f"assessed: prompt share of Var(theta_hat) "
-                             f"{_pct(float(shares.set_index('component').loc['prompt', 'share_median']))}")
-        if "prompt" in set(shares["component"]) else None,
+        "Sensitivity flag": (
+            f"assessed: prompt share of Var(theta_hat) "
+            f"{_pct(float(shares.set_index('component').loc['prompt', 'share_median']))}"
+        )
+        if "prompt" in set(shares["component"])
+        else None,
         "Variance decomposition": f"{len(shares)} components; largest {dom['component']} "
-                                  f"({_pct(dom['share_median'])} of Var(theta_hat))",
+        f"({_pct(dom['share_median'])} of Var(theta_hat))",
         "D-study projection": f"Var(theta_hat) median {shares.attrs['var_theta']['median']:.3g}; "
-                              f"dominant component {dom['component']}",
+        f"dominant component {dom['component']}",
         "Design rationale": f"recommended next change: {rec['intervention']} "
-                            f"({rec['change_median']:.0f}% Var(theta_hat))" if len(rec) else None,
+        f"({rec['change_median']:.0f}% Var(theta_hat))"
+        if len(rec)
+        else None,
     }
     rows = []
     for tier, item, what in CHECKLIST:
@@ -270,7 +283,6 @@ def report(
     --------
     >>> report(post, "report.html", budget=5000)  # doctest: +SKIP
     """
-
     path = Path(path)
     d = post.design
     dg = post.diagnostics()
@@ -280,7 +292,11 @@ def report(
     dst = _quiet(post.dstudy, n_items=n_grid, n_prompts=sorted({1, int(c.get("prompt", 1)), 5}))
     inter = _quiet(post.interventions)
     calls = float(d.n_rows)
-    price = float(np.mean(list(cost_per_call.values()))) if isinstance(cost_per_call, Mapping) else float(cost_per_call)
+    price = (
+        float(np.mean(list(cost_per_call.values())))
+        if isinstance(cost_per_call, Mapping)
+        else float(cost_per_call)
+    )
     budget = float(budget) if budget is not None else 4 * calls * price
     plan = _quiet(post.allocate, budget, cost_per_call=cost_per_call, max_items=int(c["item"] * 8))
     try:
@@ -293,21 +309,31 @@ def report(
         f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
         f"<style>{CSS}</style></head><body><h1>{html.escape(title)}</h1>",
         f"<p>{html.escape(repr(post))}</p>",
-        "<h2>Write-up</h2>", f"<p class='para'>{html.escape(writeup(post, level=level))}</p>",
+        "<h2>Write-up</h2>",
+        f"<p class='para'>{html.escape(writeup(post, level=level))}</p>",
         "<h2>Diagnostics</h2>",
-        f"<div class='warn'>WARNING: {html.escape(msg)}</div>" if msg else "<div class='ok'>All diagnostics passed.</div>",
+        f"<div class='warn'>WARNING: {html.escape(msg)}</div>"
+        if msg
+        else "<div class='ok'>All diagnostics passed.</div>",
         _table(pd.DataFrame([{k: v for k, v in dg.items() if k != "problems"}])),
-        "<h2>Design</h2>", _table(d.summary().fillna("")),
+        "<h2>Design</h2>",
+        _table(d.summary().fillna("")),
         f"<p>{d.n_rows:,} calls used; {sum(d.dropped.values())} rows dropped (missing score or role).</p>",
         "<h2>Variance components and shares</h2>",
         f"<p>Components on the {post.scale} scale, 90% intervals.</p>",
-        _table(_quiet(post.components)), _table(_quiet(post.shares).drop(columns="divisor")),
+        _table(_quiet(post.components)),
+        _table(_quiet(post.shares).drop(columns="divisor")),
         _png(post.plot_shares()),
-        "<h2>theta: corrected and naive intervals</h2>", _table(th),
-        "<h2>D-study</h2>", _png(plot_dstudy(dst)),
+        "<h2>theta: corrected and naive intervals</h2>",
+        _table(th),
+        "<h2>D-study</h2>",
+        _png(plot_dstudy(dst)),
         _table(dst.sort_values("se_median").head(12)),
-        "<h2>Single design changes</h2>", _png(plot_interventions(inter)), _table(inter),
-        f"<h2>Budget allocation (budget {budget:,.0f})</h2>", _png(plot_frontier(plan)),
+        "<h2>Single design changes</h2>",
+        _png(plot_interventions(inter)),
+        _table(inter),
+        f"<h2>Budget allocation (budget {budget:,.0f})</h2>",
+        _png(plot_frontier(plan)),
         _table(pd.DataFrame([plan.best])),
         "<h2>Prior sensitivity (power-scaling)</h2>",
         _table(sens) if sens is not None else f"<p>Not available: {html.escape(sens_note)}</p>",
@@ -326,8 +352,11 @@ def report(
 def _checklist_html(t: pd.DataFrame) -> str:
     rows = "".join(
         f"<tr><td>{r.tier}</td><td>{html.escape(r.item)}</td><td>{html.escape(r.report)}</td>"
-        f"<td class='{'missing' if r.status == 'missing' else ''}'>{r.status}</td><td>{html.escape(str(r.value))}</td></tr>"
+        f"<td class='{'missing' if r.status == 'missing' else ''}'>{r.status}</td>"
+        f"<td>{html.escape(str(r.value))}</td></tr>"
         for r in t.itertuples()
     )
-    return ("<table class='t'><tr><th>tier</th><th>item</th><th>report</th><th>status</th><th>value</th></tr>"
-            f"{rows}</table>")
+    return (
+        "<table class='t'><tr><th>tier</th><th>item</th><th>report</th><th>status</th><th>value</th></tr>"
+        f"{rows}</table>"
+    )

@@ -146,10 +146,28 @@ def prior_sensitivity(
         ok = post.diagnostics()["ok"]
         shares = shares.assign(rank=shares["share_median"].rank(ascending=False, method="first").astype(int))
         for _, s in shares.iterrows():
-            rows.append({"prior": spec.name, "quantity": s["component"], "median": s["share_median"],
-                         "low": s["share_low"], "high": s["share_high"], "rank": s["rank"], "diagnostics_ok": ok})
-        rows.append({"prior": spec.name, "quantity": "theta", "median": th["estimate"].iloc[0],
-                     "low": th["tee_low"].iloc[0], "high": th["tee_high"].iloc[0], "rank": 0, "diagnostics_ok": ok})
+            rows.append(
+                {
+                    "prior": spec.name,
+                    "quantity": s["component"],
+                    "median": s["share_median"],
+                    "low": s["share_low"],
+                    "high": s["share_high"],
+                    "rank": s["rank"],
+                    "diagnostics_ok": ok,
+                }
+            )
+        rows.append(
+            {
+                "prior": spec.name,
+                "quantity": "theta",
+                "median": th["estimate"].iloc[0],
+                "low": th["tee_low"].iloc[0],
+                "high": th["tee_high"].iloc[0],
+                "rank": 0,
+                "diagnostics_ok": ok,
+            }
+        )
     results = pd.DataFrame(rows)
     results.attrs.update(level=level, scale=next(iter(posts.values())).scale)
     return PriorSensitivity(results, specs[0].name, top_k, posts)

@@ -141,9 +141,7 @@ def model_terms(
         # P = 2 levels, its sensitivity index the squared order bias. No interactions: item x
         # order and judge x order effects stay in the cell error.
         terms.append(Term("position", ("position",), "fixed"))
-    terms += [
-        Term(f"{a}:{b}", (a, b), "random") for a, b in _INTERACTIONS if a in present and b in present
-    ]
+    terms += [Term(f"{a}:{b}", (a, b), "random") for a, b in _INTERACTIONS if a in present and b in present]
     # The cell-level error is the interaction of all crossed facets; it is a separate term only
     # when no other term already has exactly those facets (item x prompt alone: the cell error
     # is item:prompt). Without replicates it is the residual and absorbs replicate noise.

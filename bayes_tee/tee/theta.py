@@ -40,9 +40,18 @@ def layout(post: Posterior, design: dict | None = None, strategy: pr.Strategy = 
     if design is None:
         return pr.table_layout(post.design.cells[[*post.design.facets, "n"]], post.design.item_category)
     c = post.design.counts
-    d = {f: (design.get(f) if design.get(f) is not None else c.get(facet, 1.0)) for f, facet in FIELDS.items()}
-    return pr.crossed_layout(d["n_items"], d["n_prompts"], d["n_temperatures"], d["n_judges"],
-                             round(d["n_replicates"]), d["n_categories"], strategy=strategy)
+    d = {
+        f: (design.get(f) if design.get(f) is not None else c.get(facet, 1.0)) for f, facet in FIELDS.items()
+    }
+    return pr.crossed_layout(
+        d["n_items"],
+        d["n_prompts"],
+        d["n_temperatures"],
+        d["n_judges"],
+        round(d["n_replicates"]),
+        d["n_categories"],
+        strategy=strategy,
+    )
 
 
 def shares(
@@ -57,27 +66,74 @@ def shares(
     random_seed: int | None = None,
     **n: float | None,
 ) -> pd.DataFrame:
-    """Each component's contribution to Var(theta_hat) at a design (``n_items=...``), and its
-    share; the parameters are documented on :meth:`Posterior.shares`."""
+    """Each component's contribution to Var(theta_hat) at a design (``n_items=...``), and its share.
+
+    Parameters
+    ----------
+    n_items, n_prompts, n_judges, n_temperatures, n_replicates, n_categories : float, optional
+        Design counts; ``None`` keeps the observed count. Judges and temperatures are
+        fixed panels: more of them means averaging over a panel of that size.
+    n_positions : float, optional
+        Pairwise fits: presentation orders averaged over (2 counterbalanced, 1 single).
+    estimand : {"domain", "finite"}
+        ``finite`` (this exact item set) drops the item and category terms.
+    categories : {"fixed", "random"}
+        Fixed categories (the paper's default) enter with the items, ``/ N``.
+    level : float
+        Credible level.
+    scale : {"model", "probability"}
+        ``model``: the fitted scale, closed form. ``probability`` (GLMM): contributions to
+        the variance of the mean success rate by simulation (``n_draws``,
+        ``sims_per_draw``, ``random_seed``); for the linear model the two agree.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``component, divisor, contribution_median/low/high, share_median/low/high``;
+        ``attrs["var_theta"]``, ``attrs["scale"]``.
+
+    >>> post.shares(n_items=200)  # doctest: +SKIP
+    """
     if scale not in ("model", "probability"):
         raise ValueError(f"scale must be 'model' or 'probability', got {scale!r}.")
     if scale == "probability" and post.family == "binomial":
         if n.get("n_positions") is not None:
-            raise ValueError("probability-scale shares take the observed presentation orders; drop n_positions.")
+            raise ValueError(
+                "probability-scale shares take the observed presentation orders; drop n_positions."
+            )
         n = {k: v for k, v in n.items() if k != "n_positions"}
-        return probability_shares(post, n, estimand=estimand, categories=categories, level=level,
-                                  n_draws=n_draws, sims_per_draw=sims_per_draw, random_seed=random_seed)
+        return probability_shares(
+            post,
+            n,
+            estimand=estimand,
+            categories=categories,
+            level=level,
+            n_draws=n_draws,
+            sims_per_draw=sims_per_draw,
+            random_seed=random_seed,
+        )
     counts = counts_with(post.design.counts, **n)
-    table = comp.shares_table(post.component_draws(), post.terms, counts, estimand=estimand,
-                              categories=categories, level=level)
+    table = comp.shares_table(
+        post.component_draws(), post.terms, counts, estimand=estimand, categories=categories, level=level
+    )
     table.attrs.update(design=counts, estimand=estimand, scale=post.scale)
     return table
 
 
-def probability_shares(post: Posterior, design: dict, *, estimand: comp.Estimand, categories: str, level: float,
-                       n_draws: int, sims_per_draw: int, random_seed: int | None) -> pd.DataFrame:
+def probability_shares(
+    post: Posterior,
+    design: dict,
+    *,
+    estimand: comp.Estimand,
+    categories: str,
+    level: float,
+    n_draws: int,
+    sims_per_draw: int,
+    random_seed: int | None,
+) -> pd.DataFrame:
     """The GLMM's contributions to the variance of the mean success rate, by simulation
-    (:func:`bayes_tee.tee.predictive.probability_contributions`)."""
+    (:func:`bayes_tee.tee.predictive.probability_contributions`).
+    """
     if estimand != "domain":
         raise ValueError("probability-scale shares of the GLMM are for estimand='domain'.")
     rng = np.random.default_rng(random_seed)
@@ -88,22 +144,47 @@ def probability_shares(post: Posterior, design: dict, *, estimand: comp.Estimand
         draws, post.terms, lay, sims_per_draw=sims_per_draw, categories=categories, rng=rng
     )
     share = contrib / contrib.sum(axis=1, keepdims=True)
-    out = pd.concat([pd.DataFrame({"component": labels}), summarize_samples(contrib, level, "contribution_"),
-                     summarize_samples(share, level, "share_")], axis=1)
+    out = pd.concat(
+        [
+            pd.DataFrame({"component": labels}),
+            summarize_samples(contrib, level, "contribution_"),
+            summarize_samples(share, level, "share_"),
+        ],
+        axis=1,
+    )
     total_summary = summarize_samples(total[:, None], level).iloc[0]
     out.attrs.update(
         var_theta={k: float(total_summary[k]) for k in ("median", "low", "high")},
-        scale="probability", estimand=estimand, n_draws=len(total), sims_per_draw=sims_per_draw,
+        scale="probability",
+        estimand=estimand,
+        n_draws=len(total),
+        sims_per_draw=sims_per_draw,
     )
     return out
 
 
 def theta(
-    post: Posterior, level: float = 0.95, *, n_draws: int = 400, sims_per_draw: int = 50,
+    post: Posterior,
+    level: float = 0.95,
+    *,
+    n_draws: int = 400,
+    sims_per_draw: int = 50,
     random_seed: int | None = 0,
 ) -> pd.DataFrame:
-    """The grand mean with its panel, TEE and naive intervals side by side; see
-    :meth:`Posterior.theta` for the columns and what each interval answers."""
+    """The grand mean with its panel, TEE and naive intervals side by side.
+
+    ``panel``: the mean for this exact judge/temperature panel. ``tee`` adds the
+    judge/temperature sensitivity, what another equally good pipeline would have reported
+    (seed 000 Sec. 3.3): SE ``sqrt(E[Var(theta_hat)])``, interval from the predictive error
+    mixed over the posterior of Var(theta_hat). ``naive``: ``s / sqrt(n)`` over the rows.
+    For the GLMM everything is on the probability scale (the TEE error by simulating the
+    design afresh per draw, ``n_draws`` x ``sims_per_draw``).
+
+    Returns one row: ``estimate, panel_low, panel_high, tee_se, tee_low, tee_high,
+    naive_estimate, naive_se, naive_low, naive_high, se_ratio, level``.
+
+    >>> post.theta()  # doctest: +SKIP
+    """
     a = (1 - level) / 2
     z = float(stats.norm.ppf(1 - a))
     d = post.design
@@ -113,7 +194,9 @@ def theta(
         mu = P["p_panel"].values.ravel()
         rng = np.random.default_rng(random_seed)
         draws = posterior_draws(post, n_draws, rng)
-        err = pr.simulate_studies(draws, post.terms, layout(post), sims_per_draw=sims_per_draw, rng=rng)["error"]
+        err = pr.simulate_studies(draws, post.terms, layout(post), sims_per_draw=sims_per_draw, rng=rng)[
+            "error"
+        ]
         tee_se = float(np.sqrt(np.mean(err**2)))
         half = float(np.quantile(np.abs(err), 1 - 2 * a))
     else:
@@ -154,11 +237,28 @@ def simulate_design(
     random_seed: int | None = None,
     **n,
 ) -> pd.DataFrame:
-    """Posterior-predictive simulation of proposed designs (``n_items=...``); the parameters
-    and columns are documented on :meth:`Posterior.simulate_design`."""
+    """Posterior-predictive simulation of proposed designs (:mod:`bayes_tee.tee.predictive`).
+
+    For ``n_draws`` posterior draws, simulates ``sims_per_draw`` studies of each design with
+    new, independent effects for every new level, and records ``theta_hat - theta`` and the
+    interval the study would report itself. ``strategy``: every judge on every call,
+    CyclicJudge round-robin, or a random judge per call (seed 002 Sec. 3). ``cells``: a table
+    of cells (``item, prompt, temperature, judge, n``) or ``"observed"`` (the fitted layout,
+    missing cells and unequal replicates included). ``judges``: fixed effects drawn from the
+    fitted ones (``new``) or a subset of this panel (``panel``).
+
+    Returns one row per design: the counts, ``strategy``, ``calls``, ``se_median/low/high``,
+    ``closed_form_se_median/low/high``, ``rmse``, ``bias`` (with Monte Carlo SEs),
+    ``sd_ratio``, ``naive_se_median``, ``coverage_naive``, ``coverage_tee``, ``n_draws``,
+    ``sims_per_draw``.
+
+    >>> post.simulate_design(n_items=100, n_judges=3, strategy="cyclic")  # doctest: +SKIP
+    """
     if "position" in post.design.facets:
-        raise ValueError("simulate_design does not simulate presentation orders; use the closed-form "
-                         "dstudy(n_positions=...) for pairwise fits.")
+        raise ValueError(
+            "simulate_design does not simulate presentation orders; use the closed-form "
+            "dstudy(n_positions=...) for pairwise fits."
+        )
     check_judges(post, judges, n.get("n_judges"))
     rng = np.random.default_rng(random_seed)
     draws = posterior_draws(post, n_draws, rng)
@@ -179,8 +279,14 @@ def simulate_design(
     for d in grid_for(post, fill_categories=True, **n).to_dict("records"):
         lay = layout(post, d, strategy)
         sim = pr.simulate_studies(draws, post.terms, lay, **kw)
-        rows.append({**d, "strategy": strategy, "calls": lay.calls_per_study, **pr.summarize_simulation(sim, level=level)})
+        rows.append(
+            {
+                **d,
+                "strategy": strategy,
+                "calls": lay.calls_per_study,
+                **pr.summarize_simulation(sim, level=level),
+            }
+        )
     out = pd.DataFrame(rows)
     out.attrs.update(estimand=estimand, judges=judges, level=level)
     return out
-

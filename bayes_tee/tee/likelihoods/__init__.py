@@ -41,7 +41,13 @@ from ..augment import MAX_LATENT_SHARE, augment_layout
 from ..design import Design
 from .augmented import augmented_model
 from .balanced import balanced_data, balanced_model
-from .binomial import LOGISTIC_VARIANCE, add_logistic_residual, binomial_centering, binomial_data, binomial_model
+from .binomial import (
+    LOGISTIC_VARIANCE,
+    add_logistic_residual,
+    binomial_centering,
+    binomial_data,
+    binomial_model,
+)
 from .cells import cell_model
 from .marginal import marginal_cost, marginal_layout, marginal_model
 from .parts import choose_centering, term_levels
@@ -104,15 +110,32 @@ def _rows(design: Design, priors: PriorSpec, centering: dict | None) -> pm.Model
 LIKELIHOODS: dict[str, Likelihood] = {
     lk.name: lk
     for lk in (
-        Likelihood("balanced", "gaussian", lambda d, p, c: balanced_model(d, p), data=balanced_data,
-                   disk_cached=True, loglik="balanced"),
+        Likelihood(
+            "balanced",
+            "gaussian",
+            lambda d, p, c: balanced_model(d, p),
+            data=balanced_data,
+            disk_cached=True,
+            loglik="balanced",
+        ),
         Likelihood("augmented", "gaussian", lambda d, p, c: augmented_model(d, p), loglik="marginal"),
         Likelihood("marginal", "gaussian", lambda d, p, c: marginal_model(d, p), loglik="marginal"),
-        Likelihood("cells", "gaussian", lambda d, p, c: cell_model(d, p, c or choose_centering(d), rows=False),
-                   loglik="cells"),
+        Likelihood(
+            "cells",
+            "gaussian",
+            lambda d, p, c: cell_model(d, p, c or choose_centering(d), rows=False),
+            loglik="cells",
+        ),
         Likelihood("rows", "any", _rows, loglik="rows"),
-        Likelihood("binomial", "binomial", lambda d, p, c: binomial_model(d, p), data=binomial_data,
-                   key=binomial_centering, postprocess=add_logistic_residual, loglik="binomial"),
+        Likelihood(
+            "binomial",
+            "binomial",
+            lambda d, p, c: binomial_model(d, p),
+            data=binomial_data,
+            key=binomial_centering,
+            postprocess=add_logistic_residual,
+            loglik="binomial",
+        ),
     )
 }
 
@@ -134,8 +157,10 @@ def get_likelihood(method: str, design: Design) -> Likelihood:
         raise ValueError(f"method must be one of {sorted(LIKELIHOODS)} or 'auto', got {method!r}.")
     lk = LIKELIHOODS[method]
     if design.family == "binomial" and lk.family == "gaussian":
-        raise ValueError(f"family='binomial' fits the GLMM (method='auto' or 'binomial', or 'rows' for the "
-                         f"per-call benchmark baseline), not method={method!r}.")
+        raise ValueError(
+            f"family='binomial' fits the GLMM (method='auto' or 'binomial', or 'rows' for the "
+            f"per-call benchmark baseline), not method={method!r}."
+        )
     if design.family != "binomial" and lk.family == "binomial":
         raise ValueError("method='binomial' needs a design validated with family='binomial'.")
     return lk

@@ -1,7 +1,8 @@
 """``augmented``: nearly balanced designs (a few calls, cells or items missing). The balanced
 likelihood of the completed design with one latent value per incomplete cell
 (:mod:`bayes_tee.tee.augment`); exact, and as cheap as ``balanced`` plus a few hundred
-well-conditioned Gaussian coordinates."""
+well-conditioned Gaussian coordinates.
+"""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from .parts import coords, sd_priors
 
 
 def augmented_model(design: Design, priors: PriorSpec) -> pm.Model:
+    """The augmented likelihood of a nearly balanced design (see the module docstring)."""
     aug = augment_layout(design)
     st = strata(aug.design, within=False)
     R = aug.replicates
@@ -29,13 +31,22 @@ def augmented_model(design: Design, priors: PriorSpec) -> pm.Model:
         z = centre + design.y_sd * u
         w = pt.inc_subtensor(pt.as_tensor(aug.observed_sum)[aug.latent_index], aug.latent_k / R * z)
         stats = strata_statistics(w.reshape(aug.shape), aug.design, R)
-        strata_potentials(design, priors, st, sig, ss=pt.stack(stats["ss"]), grand_mean=stats["grand_mean"],
-                           deviations=stats["deviations"])
+        strata_potentials(
+            design,
+            priors,
+            st,
+            sig,
+            ss=pt.stack(stats["ss"]),
+            grand_mean=stats["grand_mean"],
+            deviations=stats["deviations"],
+        )
         rep = sig.get("replicate")
         if rep is not None:
             partial = aug.latent_n > 0
             n, k = aug.latent_n[partial], aug.latent_k[partial]
-            contrast = pt.sum((aug.latent_mean[partial] - z[np.flatnonzero(partial)]) ** 2 * (n * k / (n + k)))
+            contrast = pt.sum(
+                (aug.latent_mean[partial] - z[np.flatnonzero(partial)]) ** 2 * (n * k / (n + k))
+            )
             dof = aug.within_df + float(partial.sum())
             pm.Potential("replicate_loglik", -dof * pt.log(rep) - (aug.within_ss + contrast) / (2.0 * rep**2))
     return model

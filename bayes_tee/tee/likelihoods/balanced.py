@@ -1,7 +1,8 @@
 """``balanced``: exact for balanced designs. The stratum sums of squares are sufficient
 (:mod:`bayes_tee.tee.anova`): one scaled chi-square term per stratum plus Gaussian terms for the
 grand mean and the fixed contrasts. No random-effect vectors, so no funnels; the cost does not
-grow with the number of calls."""
+grow with the number of calls.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from .parts import coords, fixed_effect, intercept, sd_priors
 
 
 def balanced_model(design: Design, priors: PriorSpec) -> pm.Model:
+    """The balanced-strata likelihood; score-dependent inputs are data containers (:func:`balanced_data`)."""
     if not design.balanced:
         raise ValueError(
             "method='balanced' needs every cell present with the same number of replicates; "
@@ -29,19 +31,27 @@ def balanced_model(design: Design, priors: PriorSpec) -> pm.Model:
         y_sd = pm.Data("y_sd", data["y_sd"])
         sig = sd_priors(design, priors, y_sd)
         strata_potentials(
-            design, priors, st, sig,
+            design,
+            priors,
+            st,
+            sig,
             ss=pm.Data("strata_ss", data["strata_ss"]),
             grand_mean=pm.Data("grand_mean", data["grand_mean"]),
-            deviations={fs.term: pm.Data(f"{fs.term}_deviations", data[f"{fs.term}_deviations"]) for fs in st.fixed},
-            y_mean=pm.Data("y_mean", data["y_mean"]), y_sd=y_sd,
+            deviations={
+                fs.term: pm.Data(f"{fs.term}_deviations", data[f"{fs.term}_deviations"]) for fs in st.fixed
+            },
+            y_mean=pm.Data("y_mean", data["y_mean"]),
+            y_sd=y_sd,
         )
     return model
 
 
-def strata_potentials(design: Design, priors: PriorSpec, st, sig, *, ss, grand_mean, deviations,
-                       y_mean=None, y_sd=None) -> None:
+def strata_potentials(
+    design: Design, priors: PriorSpec, st, sig, *, ss, grand_mean, deviations, y_mean=None, y_sd=None
+) -> None:
     """The balanced likelihood from stratum sums of squares, grand mean and fixed-level deviations
-    (data containers for ``balanced``, tensors of the completed array for ``augmented``)."""
+    (data containers for ``balanced``, tensors of the completed array for ``augmented``).
+    """
     s2 = pt.stack([sig[label] ** 2 for label in st.var_terms])
     ems = pt.dot(pt.as_tensor(st.coef), s2)
     pm.Potential("strata_loglik", -0.5 * pt.sum(st.df * pt.log(ems) + ss / ems))

@@ -1,7 +1,8 @@
 """``binomial``: the logit GLMM (``family="binomial"``). Calls aggregate exactly to successes
 out of trials per cell; random effects per level (non-centred where the data say little), the
 cell-level effect as the observation-level random effect; the logistic residual pi^2/3 is the
-fixed ``replicate`` component (:func:`add_logistic_residual`)."""
+fixed ``replicate`` component (:func:`add_logistic_residual`).
+"""
 
 from __future__ import annotations
 
@@ -31,7 +32,8 @@ def binomial_model(design: Design, priors: PriorSpec, *, rows: bool = False) -> 
     baseline). Centring per term by :func:`choose_centering` on the 0/1 data: its rule (a
     level's variance against the noise of its mean) is the same on the logit scale to first
     order, both sides scaling by p(1-p). Items seen in hundreds of calls are centred; sparse
-    interactions and the cell-level effect are not."""
+    interactions and the cell-level effect are not.
+    """
     cells = design.cells
     n = cells["n"].to_numpy()
     data = binomial_data(design)
@@ -39,11 +41,10 @@ def binomial_model(design: Design, priors: PriorSpec, *, rows: bool = False) -> 
     random = [t for t in design.terms if t.kind == "random"]
     centering = binomial_centering(design)
     with pm.Model(coords=level_coords) as model:
-        sig = {
-            t.label: priors.for_component(t.label).build(t.var_name, LOGIT_UNIT)
-            for t in random
-        }
-        mu = pm.Normal("mu", mu=pm.Data("logit_rate", data["logit_rate"]), sigma=priors.intercept_scale * LOGIT_UNIT)
+        sig = {t.label: priors.for_component(t.label).build(t.var_name, LOGIT_UNIT) for t in random}
+        mu = pm.Normal(
+            "mu", mu=pm.Data("logit_rate", data["logit_rate"]), sigma=priors.intercept_scale * LOGIT_UNIT
+        )
         # Hierarchical centring (Gelfand, Sahu & Carlin 1995): when the item effects are
         # centred they are centred on mu (and their category's effect), not on zero; centred
         # effects around zero next to a free intercept trade off with it and mix slowly.
@@ -68,7 +69,12 @@ def binomial_model(design: Design, priors: PriorSpec, *, rows: bool = False) -> 
             if hier and t.label in nested:
                 continue
             idx, labels = term_levels(design, t)
-            eta = eta + random_effect(model, t, labels, sig[t.label], centering.get(t.label, False) and not rows)[idx]
+            eta = (
+                eta
+                + random_effect(model, t, labels, sig[t.label], centering.get(t.label, False) and not rows)[
+                    idx
+                ]
+            )
         # the panel's mean success probability over the observed calls (probability scale)
         pm.Deterministic("p_panel", pt.sum(n * pm.math.invlogit(eta)) / n.sum())
         if rows:
@@ -81,7 +87,8 @@ def binomial_model(design: Design, priors: PriorSpec, *, rows: bool = False) -> 
 def binomial_centering(design: Design) -> dict[str, bool]:
     """The GLMM's per-term centring: :func:`choose_centering` with a stricter bar (the level's
     variance three times the noise of its mean: binary calls near 0 or 1 carry less
-    information than the linear approximation credits), and never for few-level terms."""
+    information than the linear approximation credits), and never for few-level terms.
+    """
     centering = choose_centering(design, ratio=3.0)
     for t in design.terms:  # few levels: the SD is weakly identified whatever the data per level
         if t.kind == "random" and len(term_levels(design, t)[1]) <= FEW_LEVELS:
@@ -91,7 +98,8 @@ def binomial_centering(design: Design) -> dict[str, bool]:
 
 def binomial_data(design: Design) -> dict[str, np.ndarray]:
     """The score-dependent inputs of the GLMM (successes per cell, the prior's centre), by
-    data-container name, for refits without recompiling."""
+    data-container name, for refits without recompiling.
+    """
     n = design.cells["n"].to_numpy()
     p_bar = float(np.clip(design.y_mean, 0.01, 0.99))
     return {

@@ -4,7 +4,8 @@
 sigma_replicate^2 / n)`` with the cell error integrated out, the within-cell sums of squares
 enter as the replicate potential, and few-level terms are integrated out exactly (Woodbury).
 ``rows``: one likelihood term per call with explicit cell effects, the textbook form kept as
-the benchmark baseline."""
+the benchmark baseline.
+"""
 
 from __future__ import annotations
 
@@ -26,6 +27,10 @@ MAX_MARGINAL_COLUMNS = 120
 
 
 def cell_model(design: Design, priors: PriorSpec, centering: dict[str, bool], *, rows: bool) -> pm.Model:
+    """The cell-level model (``rows=False``) or the per-call baseline (``rows=True``).
+
+    ``centering``: centred (``True``) or not, per random term.
+    """
     cells = design.cells
     ct = cell_term(list(design.terms))
     level_coords = coords(design)
@@ -43,7 +48,12 @@ def cell_model(design: Design, priors: PriorSpec, centering: dict[str, bool], *,
             if t in marginal:
                 continue
             idx, labels = levels[t.label]
-            pred = pred + random_effect(model, t, labels, sig[t.label], centering.get(t.label, False) and not rows)[idx]
+            pred = (
+                pred
+                + random_effect(model, t, labels, sig[t.label], centering.get(t.label, False) and not rows)[
+                    idx
+                ]
+            )
         rep = sig.get("replicate")
         n = cells["n"].to_numpy().astype(float)
         if rows:
@@ -60,9 +70,7 @@ def cell_model(design: Design, priors: PriorSpec, centering: dict[str, bool], *,
             offsets = np.cumsum([0, *widths[:-1]])
             cols = np.stack([levels[t.label][0] + o for t, o in zip(marginal, offsets)])
             scale = pt.concatenate([pt.repeat(sig[t.label], w) for t, w in zip(marginal, widths)])
-            pm.Potential(
-                "cell_mean_loglik", woodbury_loglik(resid, var, n, cols, int(sum(widths)), scale)
-            )
+            pm.Potential("cell_mean_loglik", woodbury_loglik(resid, var, n, cols, int(sum(widths)), scale))
         else:
             pm.Potential("cell_mean_loglik", -0.5 * pt.sum(pt.log(var) + resid**2 / var))
         if rep is not None:

@@ -1,7 +1,8 @@
 """``marginal``: any Gaussian design (missing cells, unequal replicates). The cell means are
 jointly Gaussian with every random effect integrated out exactly
 (:func:`bayes_tee.tee.linalg.item_block_loglik`), plus the replicate potential. The same few
-parameters as ``balanced``; the cost grows with items and replicate-count patterns, not calls."""
+parameters as ``balanced``; the cost grows with items and replicate-count patterns, not calls.
+"""
 
 from __future__ import annotations
 
@@ -18,14 +19,17 @@ from .parts import coords, fixed_predictor, replicate_potential, sd_priors
 
 def indicators(design: Design, terms: list[Term]) -> tuple[np.ndarray, list[int]]:
     """``(P, K)`` 0/1 matrix: at each position of an item block, which level of each term (its
-    facets other than the item) it is; and the number of columns per term."""
+    facets other than the item) it is; and the number of columns per term.
+    """
     others = [f for f in design.facets if f != "item"]
     shape = [len(design.levels[f]) for f in others]
     grid = np.indices(shape).reshape(len(shape), -1) if shape else np.zeros((0, 1), dtype=int)
     mats = []
     for t in terms:
         sub = [others.index(f) for f in t.facets if f != "item"]
-        col = np.ravel_multi_index(grid[sub], [shape[j] for j in sub]) if sub else np.zeros(grid.shape[1], int)
+        col = (
+            np.ravel_multi_index(grid[sub], [shape[j] for j in sub]) if sub else np.zeros(grid.shape[1], int)
+        )
         mats.append(np.eye(int(np.prod([shape[j] for j in sub])))[col])
     Z = np.concatenate(mats, axis=1) if mats else np.zeros((grid.shape[1], 0))
     return Z, [m.shape[1] for m in mats]
@@ -42,8 +46,11 @@ def marginal_layout(design: Design) -> tuple[ItemBlocks, list[Term], list[Term]]
         else np.zeros(len(cells), int)
     )
     blocks = ItemBlocks.build(
-        cells["item"].to_numpy(), position, cells["n"].to_numpy().astype(float),
-        len(design.levels["item"]), int(np.prod(shape)) if shape else 1,
+        cells["item"].to_numpy(),
+        position,
+        cells["n"].to_numpy().astype(float),
+        len(design.levels["item"]),
+        int(np.prod(shape)) if shape else 1,
     )
     ct = cell_term(list(design.terms))
     random = [t for t in design.terms if t.kind == "random" and t.label not in (ct.label, "category")]
@@ -61,6 +68,7 @@ def marginal_cost(design: Design) -> float:
 
 
 def marginal_model(design: Design, priors: PriorSpec) -> pm.Model:
+    """The marginal likelihood: every random effect integrated out exactly, per item block."""
     blocks, nested, crossed = marginal_layout(design)
     ct = cell_term(list(design.terms))
     cells = design.cells
@@ -84,7 +92,10 @@ def marginal_model(design: Design, priors: PriorSpec) -> pm.Model:
                 cells["mean"].to_numpy() - pred,
                 sig[ct.label] ** 2,
                 rep**2 if rep is not None else pt.as_tensor(0.0),
-                za, scales(nested, wa), zb, scales(crossed, wb),
+                za,
+                scales(nested, wa),
+                zb,
+                scales(crossed, wb),
                 item_group=design.item_category if grouped else None,
                 scale_group=sig["category"] if grouped else None,
             ),

@@ -1,6 +1,7 @@
 """Building blocks every Gaussian and binomial likelihood shares: level indices, coordinates,
 the SD priors, the intercept and fixed level effects, random-effect vectors (centred or not, per
-:func:`choose_centering`) and the within-cell replicate potential."""
+:func:`choose_centering`) and the within-cell replicate potential.
+"""
 
 from __future__ import annotations
 
@@ -25,9 +26,7 @@ def term_levels(design: Design, term: Term) -> tuple[np.ndarray, list[str]]:
         return cells[f].to_numpy(), list(design.levels[f])
     codes = cells[list(term.facets)]
     idx, uniques = pd.MultiIndex.from_frame(codes).factorize()
-    labels = [
-        "|".join(design.levels[f][c] for f, c in zip(term.facets, combo)) for combo in uniques
-    ]
+    labels = ["|".join(design.levels[f][c] for f, c in zip(term.facets, combo)) for combo in uniques]
     return np.asarray(idx), labels
 
 
@@ -52,8 +51,10 @@ def choose_centering(design: Design, ratio: float = 1.0) -> dict[str, bool]:
     n_rep = float(design.cells["n"].mean())
 
     def nest(t: Term) -> set[str]:  # facets, with items counted inside their category
-        return {"category"} if t.label == "category" else set(t.facets) | (
-            {"category"} if "item" in t.facets and design.categories else set()
+        return (
+            {"category"}
+            if t.label == "category"
+            else set(t.facets) | ({"category"} if "item" in t.facets and design.categories else set())
         )
 
     out = {}
@@ -74,6 +75,7 @@ def choose_centering(design: Design, ratio: float = 1.0) -> dict[str, bool]:
 
 
 def coords(design: Design) -> dict[str, list[str]]:
+    """PyMC coordinates: the level labels of every facet (and the categories)."""
     coords = {f: list(design.levels[f]) for f in design.facets}
     if design.categories:
         coords["category"] = list(design.categories)
@@ -81,6 +83,7 @@ def coords(design: Design) -> dict[str, list[str]]:
 
 
 def sd_priors(design: Design, priors: PriorSpec, y_sd=None) -> dict[str, pt.TensorVariable]:
+    """The prior SD variable of every random and residual term, by label, scaled by ``y_sd``."""
     y_sd = design.y_sd if y_sd is None else y_sd
     return {
         t.label: priors.for_component(t.label).build(t.var_name, y_sd)
@@ -90,11 +93,13 @@ def sd_priors(design: Design, priors: PriorSpec, y_sd=None) -> dict[str, pt.Tens
 
 
 def fixed_effect(design: Design, priors: PriorSpec, term: Term, y_sd=None) -> pt.TensorVariable:
+    """Zero-sum level effects of a fixed facet, scaled by ``y_sd``."""
     y_sd = design.y_sd if y_sd is None else y_sd
     return pm.ZeroSumNormal(term.var_name, sigma=priors.fixed_scale * y_sd, dims=term.facets[0])
 
 
 def intercept(design: Design, priors: PriorSpec, y_mean=None, y_sd=None) -> pt.TensorVariable:
+    """The grand mean ``mu``, centred on the outcome mean with a scale of ``y_sd``."""
     y_mean = design.y_mean if y_mean is None else y_mean
     y_sd = design.y_sd if y_sd is None else y_sd
     return pm.Normal("mu", mu=y_mean, sigma=priors.intercept_scale * y_sd)

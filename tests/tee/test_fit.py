@@ -10,8 +10,14 @@ import bayes_tee as bt
 from bayes_tee.tee.anova import anova_estimates, strata
 from bayes_tee.tee.components import divisors
 
-ROLES = dict(outcome="score", item="item", prompt="prompt", judge="judge",
-             temperature="temperature", replicate="replicate")
+ROLES = dict(
+    outcome="score",
+    item="item",
+    prompt="prompt",
+    judge="judge",
+    temperature="temperature",
+    replicate="replicate",
+)
 FAST = dict(progressbar=False)  # balanced fits sample in < 1 s: default 4 x (1000 + 1000)
 
 
@@ -29,9 +35,16 @@ def true_top_two(post, truth):
 
 def simulate_and_fit(n_items, n_prompts, n_replicates, data_seed, fit_seed):
     """M=3 judges with a clear effect, H=3 temperatures with a small one (a clear true ranking)."""
-    df = bt.simulate.tee_dgp(n_items=n_items, n_prompts=n_prompts, n_judges=3, n_temperatures=3,
-                             n_replicates=n_replicates, judge_effects=[-0.3, 0.05, 0.25],
-                             temperature_effects=[-0.05, 0.0, 0.05], random_seed=data_seed)
+    df = bt.simulate.tee_dgp(
+        n_items=n_items,
+        n_prompts=n_prompts,
+        n_judges=3,
+        n_temperatures=3,
+        n_replicates=n_replicates,
+        judge_effects=[-0.3, 0.05, 0.25],
+        temperature_effects=[-0.05, 0.0, 0.05],
+        random_seed=data_seed,
+    )
     return df, bt.fit_posterior(df, **ROLES, random_seed=fit_seed, **FAST)
 
 
@@ -89,16 +102,24 @@ def test_small_facet_where_reml_is_singular_gets_a_proper_posterior():
     # V=3, M=3 pilot with no true prompt variance: pick the first seed whose ANOVA/EMS estimate
     # of the prompt variance is negative, i.e. where REML reports exactly zero.
     for seed in range(50):
-        df = bt.simulate.tee_dgp(n_items=30, n_prompts=3, n_judges=3, n_temperatures=1, n_replicates=3,
-                                 components={"prompt": 0.0}, random_seed=seed)
+        df = bt.simulate.tee_dgp(
+            n_items=30,
+            n_prompts=3,
+            n_judges=3,
+            n_temperatures=1,
+            n_replicates=3,
+            components={"prompt": 0.0},
+            random_seed=seed,
+        )
         d = bt.validate_design(df, outcome="score", item="item", prompt="prompt", judge="judge")
         if anova_estimates(d)["prompt"] < 0:
             break
     else:
         pytest.fail("no singular data set found")
     # an SD at the zero boundary has a long thin tail: sample longer for a tail ESS >= 400
-    post = bt.fit_posterior(df, outcome="score", item="item", prompt="prompt", judge="judge",
-                            random_seed=3, draws=2500, **FAST)
+    post = bt.fit_posterior(
+        df, outcome="score", item="item", prompt="prompt", judge="judge", random_seed=3, draws=2500, **FAST
+    )
     assert post.diagnostics()["ok"], post.diagnostics()
     row = post.components().set_index("component").loc["prompt"]
     prior_q95 = (stats.t(3, scale=d.y_sd).ppf(0.975)) ** 2  # 95% quantile of sigma^2 under half-t
@@ -116,16 +137,27 @@ def test_demo_clean_geometry_with_default_settings(demo_post):
 
 @pytest.mark.slow
 def test_unbalanced_data_use_the_augmented_model_and_recover():
-    df = bt.simulate.tee_dgp(n_items=40, n_prompts=3, n_judges=3, n_temperatures=2, n_replicates=4,
-                             judge_effects=[-0.2, 0.05, 0.15], random_seed=21)
+    df = bt.simulate.tee_dgp(
+        n_items=40,
+        n_prompts=3,
+        n_judges=3,
+        n_temperatures=2,
+        n_replicates=4,
+        judge_effects=[-0.2, 0.05, 0.15],
+        random_seed=21,
+    )
     # Realistic gaps: one replicate fewer from one judge on a quarter of the items, and one
     # prompt never run on four items: 12% of the cells incomplete, so auto completes the
     # design with latent cell means (its likelihood is checked exactly in test_augment).
     rng = np.random.default_rng(0)
     items = df["item"].unique()
     short, gap = rng.choice(items, 10, replace=False), rng.choice(items, 4, replace=False)
-    df = df[~((df["item"].isin(short) & (df["judge"] == "judge3") & (df["replicate"] == 4))
-              | (df["item"].isin(gap) & (df["prompt"] == "v2")))]
+    df = df[
+        ~(
+            (df["item"].isin(short) & (df["judge"] == "judge3") & (df["replicate"] == 4))
+            | (df["item"].isin(gap) & (df["prompt"] == "v2"))
+        )
+    ]
     with warnings.catch_warnings():
         warnings.simplefilter("error", bt.DiagnosticWarning)  # must pass at default settings
         post = bt.fit_posterior(df, **ROLES, random_seed=4, progressbar=False)
@@ -141,7 +173,4 @@ def test_theta_intervals(demo_post):
     assert th["naive_low"] < th["naive_estimate"] < th["naive_high"]
     assert th["tee_low"] < th["panel_low"] < th["estimate"] < th["panel_high"] < th["tee_high"]
     assert th["se_ratio"] > 3  # the single-number SE hides most of the noise here
-    assert th["tee_se"] == pytest.approx(
-        np.sqrt(demo_post.shares().attrs["var_theta"]["median"]), rel=0.6
-    )
-
+    assert th["tee_se"] == pytest.approx(np.sqrt(demo_post.shares().attrs["var_theta"]["median"]), rel=0.6)

@@ -1,5 +1,6 @@
 """Pairwise judging: verdict scoring, true_order recoding, order bias, the position facet, RAEE
-and the gaming surface."""
+and the gaming surface.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from scipy import stats
 import bayes_tee as bt
 from bayes_tee.pairwise.verdicts import ELO_SCALE, expected_max_normal, from_elo, to_elo
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "external"
+SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "external"
 
 
 # --- verdicts, recoding, order bias --------------------------------------------------------
@@ -39,11 +40,13 @@ def test_recode_flips_only_swapped_rows_and_keeps_ties():
 
 def test_order_bias_recovers_a_known_slot_preference():
     """A judge with 0.45 logits of slot-A preference: the 400-item interval excludes 0 and
-    covers the DGP's first-slot advantage (from 40,000 items); a slot-blind judge's covers 0."""
+    covers the DGP's first-slot advantage (from 40,000 items); a slot-blind judge's covers 0.
+    """
     kw = dict(n_prompts=1, n_judges=1, order_bias=0.45, tie_rate=0.0)
     big = bt.simulate.pairwise_battles(n_items=40_000, random_seed=9, **kw)
-    truth = bt.pairwise.order_bias(big, item="item", verdict="slot_winner", order="order", swapped="BA",
-                                   n_draws=10).loc[0, "order_bias"]
+    truth = bt.pairwise.order_bias(
+        big, item="item", verdict="slot_winner", order="order", swapped="BA", n_draws=10
+    ).loc[0, "order_bias"]
     df = bt.simulate.pairwise_battles(n_items=400, random_seed=3, **kw)
     ob = bt.pairwise.order_bias(df, item="item", verdict="slot_winner", order="order", swapped="BA")
     assert 0 < ob.loc[0, "order_bias_low"] < truth < ob.loc[0, "order_bias_high"]
@@ -80,10 +83,20 @@ def test_position_facet_design_errors():
 @pytest.fixture(scope="module")
 def arena_post():
     """Arena-like pairwise data: 150 battles x 5 prompts x 3 judges x 2 orders, slot-frame
-    verdicts recoded in fit_posterior."""
+    verdicts recoded in fit_posterior.
+    """
     df = bt.simulate.pairwise_battles(n_items=150, n_prompts=5, n_judges=3, order_bias=0.4, random_seed=3)
-    post = bt.fit_posterior(df, outcome="slot_winner", item="item", prompt="prompt", judge="judge",
-                            position="order", swapped="BA", random_seed=1, progressbar=False)
+    post = bt.fit_posterior(
+        df,
+        outcome="slot_winner",
+        item="item",
+        prompt="prompt",
+        judge="judge",
+        position="order",
+        swapped="BA",
+        random_seed=1,
+        progressbar=False,
+    )
     return df, post
 
 
@@ -101,7 +114,9 @@ def test_position_effect_matches_order_bias(arena_post):
     shares = post.shares().set_index("component")
     assert shares.loc["position", "divisor"] == 2.0
     one = post.shares(n_positions=1).set_index("component")
-    assert one.loc["position", "contribution_median"] == pytest.approx(2 * shares.loc["position", "contribution_median"])
+    assert one.loc["position", "contribution_median"] == pytest.approx(
+        2 * shares.loc["position", "contribution_median"]
+    )
     dst = post.dstudy(n_positions=[1, 2])
     assert list(dst["n_positions"]) == [1.0, 2.0]
     assert dst.loc[0, "se_median"] > dst.loc[1, "se_median"]
@@ -120,16 +135,20 @@ def test_gaming_surface_smaller_when_averaging(arena_post):
     assert g.loc[1, "elo_median"] < g.loc[0, "elo_median"]
     # the surface is E[max Z] times the D-study SE, draw by draw
     var = post.variance_at(pd.DataFrame([{"n_prompts": 1, "n_judges": 1}]))[:, 0]
-    assert g.loc[0, "surface_median"] == pytest.approx(expected_max_normal(27) * np.sqrt(np.median(var)), rel=1e-6)
+    assert g.loc[0, "surface_median"] == pytest.approx(
+        expected_max_normal(27) * np.sqrt(np.median(var)), rel=1e-6
+    )
     # Elo: the boost from theta to theta + surface through gamma * logit
     mu = float(np.median(post.idata.posterior["mu"]))
-    assert g.loc[0, "elo_median"] == pytest.approx(float(to_elo(mu + g.loc[0, "surface_median"]) - to_elo(mu)), rel=0.1)
+    assert g.loc[0, "elo_median"] == pytest.approx(
+        float(to_elo(mu + g.loc[0, "surface_median"]) - to_elo(mu)), rel=0.1
+    )
     with pytest.raises(ValueError, match="unknown design field"):
         post.gaming_surface(design={"n_judge": 1})
 
 
 def test_non_pairwise_fit_refuses_positions():
-    post = bt.load(Path(__file__).resolve().parents[1] / "models" / "tee_demo.nc")  # no fit needed
+    post = bt.load(Path(__file__).resolve().parents[2] / "models" / "tee_demo.nc")  # no fit needed
     with pytest.raises(ValueError, match="position="):
         post.dstudy(n_positions=[1, 2])
     assert "n_positions" not in post.dstudy(n_items=[10]).columns
@@ -172,7 +191,9 @@ def test_raee_interval_coverage_on_binomial_data():
     rng = np.random.default_rng(5)
     p = rng.uniform(0.1, 0.9, 400)
     y = rng.random((400, 60)) < p[:, None]
-    df = pd.DataFrame({"m": np.repeat(np.arange(400), 60), "q": np.tile(np.arange(60), 400), "y": y.ravel() * 1.0})
+    df = pd.DataFrame(
+        {"m": np.repeat(np.arange(400), 60), "q": np.tile(np.arange(60), 400), "y": y.ravel() * 1.0}
+    )
     tab = bt.raee.score(df, system="m", prompt="q", outcome="y").table().set_index("system").sort_index()
     cover = ((tab["low"] < p) & (p < tab["high"])).mean()
     assert 0.92 <= cover <= 0.98
@@ -180,13 +201,15 @@ def test_raee_interval_coverage_on_binomial_data():
 
 def test_hierarchical_widens_for_correlated_repeats():
     """Prompts with 4 correlated runs each: counting the 4 runs as independent prompts is too
-    narrow; the Beta-Binomial interval is wider, covers the truth, and finds rho > 0."""
+    narrow; the Beta-Binomial interval is wider, covers the truth, and finds rho > 0.
+    """
     rng = np.random.default_rng(2)
     n_q, k = 150, 4
     p_q = rng.beta(0.6 * 2, 0.4 * 2, n_q)  # strong prompt heterogeneity, mean 0.6, rho = 1/3
     y = (rng.random((n_q, k)) < p_q[:, None]).astype(float)
-    df = pd.DataFrame({"m": "x", "q": np.repeat(np.arange(n_q), k), "run": np.tile(np.arange(k), n_q),
-                       "y": y.ravel()})
+    df = pd.DataFrame(
+        {"m": "x", "q": np.repeat(np.arange(n_q), k), "run": np.tile(np.arange(k), n_q), "y": y.ravel()}
+    )
     indep = bt.raee.score(df.assign(q=df["q"] * 10 + df["run"]), system="m", prompt="q", outcome="y").table()
     hier = bt.raee.score(df, system="m", prompt="q", outcome="y", hierarchical=True).table()
     w_indep = indep.loc[0, "high"] - indep.loc[0, "low"]
@@ -201,14 +224,19 @@ def test_hierarchical_widens_for_correlated_repeats():
     y0 = (rng.random((n_q, k)) < 0.6).astype(float)
     flat = df.assign(y=y0.ravel())
     h0 = bt.raee.score(flat, system="m", prompt="q", outcome="y", hierarchical=True).table()
-    i0 = bt.raee.score(flat.assign(q=flat["q"] * 10 + flat["run"]), system="m", prompt="q", outcome="y").table()
+    i0 = bt.raee.score(
+        flat.assign(q=flat["q"] * 10 + flat["run"]), system="m", prompt="q", outcome="y"
+    ).table()
     assert h0.loc[0, "rho"] < 0.05
-    assert (h0.loc[0, "high"] - h0.loc[0, "low"]) == pytest.approx(i0.loc[0, "high"] - i0.loc[0, "low"], rel=0.15)
+    assert (h0.loc[0, "high"] - h0.loc[0, "low"]) == pytest.approx(
+        i0.loc[0, "high"] - i0.loc[0, "low"], rel=0.15
+    )
 
 
 def test_judges_icc_and_pooled_variance():
     """Two judges x 3 runs: a reliable and a noisy one. ICC(3,k) matches the ANOVA formula,
-    the screen keeps the reliable judge, and pooling uses Prop. 2's variance."""
+    the screen keeps the reliable judge, and pooling uses Prop. 2's variance.
+    """
     rng = np.random.default_rng(0)
     n_q = 200
     p_q = rng.beta(2, 1, n_q)
@@ -242,8 +270,13 @@ def test_alpaca_bundle_reproduces_leaderboard():
     prefs = bt.datasets.load("alpaca_eval_reference")
     board = bt.datasets.load("alpaca_eval_leaderboard").set_index("model")
     assert prefs.attrs["licence"] == "Apache-2.0"
-    r = bt.raee.score(prefs.assign(p=prefs["preference"] - 1), system="model", prompt="instruction_idx",
-                      outcome="p", reference="gpt4_1106_preview")
+    r = bt.raee.score(
+        prefs.assign(p=prefs["preference"] - 1),
+        system="model",
+        prompt="instruction_idx",
+        outcome="p",
+        reference="gpt4_1106_preview",
+    )
     tab = r.table().set_index("system")
     assert len(tab) == len(board) == 15
     assert np.allclose(100 * tab["win_rate_raw"], board.loc[tab.index, "win_rate"], rtol=0, atol=1e-9)
@@ -265,25 +298,40 @@ def test_arena_hard_bundle_ranking():
     h = bt.datasets.load("arena_hard_battles")
     assert len(h) == 960 and set(h["game"]) == {1, 2}
     assert h.groupby(["model", "question_id"]).size().eq(2).all()
-    r = bt.raee.score(h, system="model", prompt="question_id", outcome="outcome", reference="claude-3-haiku-20240307")
+    r = bt.raee.score(
+        h, system="model", prompt="question_id", outcome="outcome", reference="claude-3-haiku-20240307"
+    )
     rk = r.ranking()
-    assert list(rk["system"]) == ["claude-3-5-sonnet-20240620", "gpt-4o", "gpt-4o-mini", "claude-3-opus-20240229"]
+    assert list(rk["system"]) == [
+        "claude-3-5-sonnet-20240620",
+        "gpt-4o",
+        "gpt-4o-mini",
+        "claude-3-opus-20240229",
+    ]
     tab = r.table()
     assert (tab["elo_low"] > 0).all()  # every model beats the baseline
     gap = r.gap("claude-3-5-sonnet-20240620", "claude-3-opus-20240229")
     assert gap.loc[0, "elo_gap_low"] > 0
 
 
-@pytest.mark.skipif(not (SHARED / "judgebench").is_dir(), reason="needs ../shared/external/judgebench (not bundlable)")
+@pytest.mark.skipif(
+    not (SHARED / "judgebench").is_dir(), reason="needs ../shared/external/judgebench (not bundlable)"
+)
 def test_judgebench_order_bias_per_judge():
     """LLM judges prefer the first slot; reward models score each response alone, so they are
-    order-consistent and show no bias."""
+    order-consistent and show no bias.
+    """
     d = pd.read_csv(SHARED / "judgebench" / "judgebench_judge_decisions_slim.csv")
     d["judge"] = d["judge_name"] + "/" + d["judge_model"]
-    long = pd.concat([d.assign(order="AB", verdict=d["decision_AB_order"]),
-                      d.assign(order="BA", verdict=d["decision_BA_order"])])
-    ob = bt.pairwise.order_bias(long, item="pair_id", verdict="verdict", order="order", swapped="BA",
-                                judge="judge").set_index("judge")
+    long = pd.concat(
+        [
+            d.assign(order="AB", verdict=d["decision_AB_order"]),
+            d.assign(order="BA", verdict=d["decision_BA_order"]),
+        ]
+    )
+    ob = bt.pairwise.order_bias(
+        long, item="pair_id", verdict="verdict", order="order", swapped="BA", judge="judge"
+    ).set_index("judge")
     assert len(ob) == 7
     llm = ob[ob.index.str.startswith("arena_hard/")]
     rm = ob[ob.index.str.startswith("reward_model/")]

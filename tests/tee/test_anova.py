@@ -4,14 +4,22 @@ import pytest
 import bayes_tee as bt
 from bayes_tee.tee.anova import anova_estimates, strata
 
-ROLES = dict(outcome="score", item="item", prompt="prompt", judge="judge",
-             temperature="temperature", replicate="replicate", category="category")
+ROLES = dict(
+    outcome="score",
+    item="item",
+    prompt="prompt",
+    judge="judge",
+    temperature="temperature",
+    replicate="replicate",
+    category="category",
+)
 
 
 @pytest.fixture(scope="module")
 def big():
-    df = bt.simulate.tee_dgp(n_items=300, n_categories=6, n_prompts=8, n_judges=3,
-                             n_temperatures=3, n_replicates=4, random_seed=3)
+    df = bt.simulate.tee_dgp(
+        n_items=300, n_categories=6, n_prompts=8, n_judges=3, n_temperatures=3, n_replicates=4, random_seed=3
+    )
     return df, bt.validate_design(df, **ROLES)
 
 

@@ -1,5 +1,6 @@
 """The augmented model is exact: integrating its latent cell means out gives the marginal
-likelihood of the observed data (the dense Gaussian, checked in test_linalg), at any parameters."""
+likelihood of the observed data (the dense Gaussian, checked in test_linalg), at any parameters.
+"""
 
 import warnings
 
@@ -10,14 +11,19 @@ import pytest
 
 import bayes_tee as bt
 from bayes_tee.tee.augment import augment_layout
-from bayes_tee.tee.likelihoods import choose_method
-from bayes_tee.tee.likelihoods import build_model
+from bayes_tee.tee.likelihoods import build_model, choose_method
 
 
 def unbalanced(case):
     kw = dict(n_items=12, n_prompts=3, n_judges=2, n_temperatures=2, n_replicates=3, random_seed=5)
-    roles = dict(outcome="score", item="item", prompt="prompt", judge="judge", temperature="temperature",
-                 replicate="replicate")
+    roles = dict(
+        outcome="score",
+        item="item",
+        prompt="prompt",
+        judge="judge",
+        temperature="temperature",
+        replicate="replicate",
+    )
     if case == "categories":  # unequal category sizes: phantom items
         kw["n_categories"] = 3
         roles["category"] = "category"
@@ -51,7 +57,9 @@ def test_augmented_likelihood_integrates_to_the_marginal(case):
     ma, mm = build_model(design, spec, method="augmented"), build_model(design, spec, method="marginal")
     u = ma.rvs_to_values[ma["missing_cell_means__"]]
     la = potentials(ma)
-    f_aug = pytensor.function(ma.value_vars, [la, pytensor.grad(la, u)], on_unused_input="ignore", mode="FAST_COMPILE")
+    f_aug = pytensor.function(
+        ma.value_vars, [la, pytensor.grad(la, u)], on_unused_input="ignore", mode="FAST_COMPILE"
+    )
     f_marg = pytensor.function(mm.value_vars, potentials(mm), on_unused_input="ignore", mode="FAST_COMPILE")
     rng = np.random.default_rng(2)
     diffs = []
@@ -69,7 +77,9 @@ def test_augmented_likelihood_integrates_to_the_marginal(case):
 
 
 def test_auto_takes_augmented_for_nearly_balanced_and_marginal_otherwise():
-    df = bt.simulate.tee_dgp(n_items=12, n_prompts=3, n_judges=2, n_temperatures=1, n_replicates=2, random_seed=5)
+    df = bt.simulate.tee_dgp(
+        n_items=12, n_prompts=3, n_judges=2, n_temperatures=1, n_replicates=2, random_seed=5
+    )
     roles = dict(outcome="score", item="item", prompt="prompt", judge="judge", replicate="replicate")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bt.DesignWarning)

@@ -14,9 +14,20 @@ CHEAP = ("naive", "anova_wald", "bootstrap")
 @pytest.fixture(scope="module")
 def small_facets():
     """Seed 000's small-facet pilot (V=3, M=3, H=3; N=30, R=3), 60 simulated data sets,
-    every method; the compiled model is reused across them."""
-    return bt.simulate.coverage_study(bt.simulate.tee_dgp, [SMALL], n_sims=60, level=0.9, random_seed=5,
-                                      n_workers=1, progressbar=False, n_boot=400, draws=300, tune=300)
+    every method; the compiled model is reused across them.
+    """
+    return bt.simulate.coverage_study(
+        bt.simulate.tee_dgp,
+        [SMALL],
+        n_sims=60,
+        level=0.9,
+        random_seed=5,
+        n_workers=1,
+        progressbar=False,
+        n_boot=400,
+        draws=300,
+        tune=300,
+    )
 
 
 @pytest.mark.slow
@@ -54,15 +65,24 @@ def test_intervals_match_their_truth_column(small_facets):
 def test_parallel_dask_and_cache_give_the_same_study(tmp_path):
     from distributed import Client, LocalCluster
 
-    kw = dict(designs=[dict(SMALL, n_items=12)], level=[0.9, 0.95], random_seed=3, methods=CHEAP,
-              n_boot=200, progressbar=False)
+    kw = dict(
+        designs=[dict(SMALL, n_items=12)],
+        level=[0.9, 0.95],
+        random_seed=3,
+        methods=CHEAP,
+        n_boot=200,
+        progressbar=False,
+    )
     ref = bt.simulate.coverage_study(bt.simulate.tee_dgp, n_sims=6, n_workers=1, **kw).results
     pool = bt.simulate.coverage_study(bt.simulate.tee_dgp, n_sims=6, n_workers=2, chunk_size=2, **kw).results
     pd.testing.assert_frame_equal(ref, pool)
-    with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster, \
-            Client(cluster) as client:
-        via_dask = bt.simulate.coverage_study(bt.simulate.tee_dgp, n_sims=6, executor=client, chunk_size=3,
-                                              **kw).results
+    with (
+        LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
+        via_dask = bt.simulate.coverage_study(
+            bt.simulate.tee_dgp, n_sims=6, executor=client, chunk_size=3, **kw
+        ).results
     pd.testing.assert_frame_equal(ref, via_dask)
     # resume: the first 4 data sets are cached; asking for 6 runs only the other 2
     first = bt.simulate.coverage_study(bt.simulate.tee_dgp, n_sims=4, n_workers=1, cache_dir=tmp_path, **kw)
@@ -75,11 +95,20 @@ def test_parallel_dask_and_cache_give_the_same_study(tmp_path):
 @pytest.mark.slow
 def test_staircase_of_the_plugin():
     """Seed 000 App. E.4 with the plug-in: the naive interval collapses as N grows, and each
-    facet added to the design restores coverage of the population mean."""
-    study = coverage_staircase(n_items=(20, 300), n_sims=100, level=0.95, random_seed=2,
-                               methods=("naive", "anova_wald"), n_workers=1, progressbar=False)
-    t = study.table().join(study.results.drop_duplicates("design").set_index("design")[["scenario", "n_items"]],
-                           on="design")
+    facet added to the design restores coverage of the population mean.
+    """
+    study = coverage_staircase(
+        n_items=(20, 300),
+        n_sims=100,
+        level=0.95,
+        random_seed=2,
+        methods=("naive", "anova_wald"),
+        n_workers=1,
+        progressbar=False,
+    )
+    t = study.table().join(
+        study.results.drop_duplicates("design").set_index("design")[["scenario", "n_items"]], on="design"
+    )
     t = t[t["target"] == "theta (TEE)"]
     cov = {(r.scenario[0], r.method, r.n_items): r.coverage for r in t.itertuples()}
     assert cov[("A", "naive", 300)] < cov[("A", "naive", 20)] - 0.15

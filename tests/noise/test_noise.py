@@ -11,7 +11,7 @@ import pytest
 
 import bayes_tee as bt
 
-NOISES = Path(__file__).resolve().parents[1].parent / "shared" / "external" / "all_the_noises_highk_temp0.7"
+NOISES = Path(__file__).resolve().parents[2].parent / "shared" / "external" / "all_the_noises_highk_temp0.7"
 needs_noises = pytest.mark.skipif(
     not NOISES.is_dir(), reason="../shared/external/all_the_noises_highk_temp0.7 is not beside the repo"
 )
@@ -30,13 +30,27 @@ def test_reproduces_the_published_paired_ses_of_math500():
     pub = pd.read_csv(NOISES / "summary_math500_cot.csv", index_col=0)
     ours = _published_pairs(nz, pub)
     assert len(ours) == len(pub) == 836
-    for mine, theirs in [("SE_total", "SE(A-B)"), ("SE_data", "SE_x(A-B)"), ("SE_pred", "SE_pred(A-B)"),
-                         ("SE_signtest", "SE_signtest")]:
+    for mine, theirs in [
+        ("SE_total", "SE(A-B)"),
+        ("SE_data", "SE_x(A-B)"),
+        ("SE_pred", "SE_pred(A-B)"),
+        ("SE_signtest", "SE_signtest"),
+    ]:
         np.testing.assert_allclose(ours[mine].to_numpy(), pub[theirs].to_numpy(), rtol=1e-9, err_msg=mine)
     np.testing.assert_allclose(ours["corr"].to_numpy(), pub["corr(A,B)"].to_numpy(), rtol=1e-8)
     # the published model table omits the small-K correction
-    plain = bt.noise.paired(df, model="model", question="example_id", correct="correct", count="count",
-                            small_k_correction=False).models().set_index("model")
+    plain = (
+        bt.noise.paired(
+            df,
+            model="model",
+            question="example_id",
+            correct="correct",
+            count="count",
+            small_k_correction=False,
+        )
+        .models()
+        .set_index("model")
+    )
     mt = pd.read_csv(NOISES / "model_table_math500_cot.csv", index_col=0).set_index("model")
     for mine, theirs in [("SE", "SE(A)"), ("SE_data", "SE_x(A)"), ("SE_pred", "SE_pred(A)")]:
         np.testing.assert_allclose(plain.loc[mt.index, mine], mt[theirs], rtol=1e-9, err_msg=mine)
@@ -52,14 +66,18 @@ def _binomial_panel(rng, n_q=400, k=(3, 8), models=4):
     for m in range(models):
         um = np.clip(u + 0.04 * m * (1 - u), 0, 1)
         kk = k[m % len(k)]
-        rows.append(pd.DataFrame({"model": f"m{m}", "question": np.arange(n_q), "count": kk,
-                                  "correct": rng.binomial(kk, um)}))
+        rows.append(
+            pd.DataFrame(
+                {"model": f"m{m}", "question": np.arange(n_q), "count": kk, "correct": rng.binomial(kk, um)}
+            )
+        )
     return pd.concat(rows, ignore_index=True), u
 
 
 def test_small_k_correction_is_unbiased_and_the_naive_estimator_is_not():
     """Over repeated K=3 samples of the same questions, the corrected paired data variance
-    averages to the true Var_i(u_a - u_b); the uncorrected one is off by the bias."""
+    averages to the true Var_i(u_a - u_b); the uncorrected one is off by the bias.
+    """
     rng = np.random.default_rng(1)
     n_q = 300
     u_a = rng.beta(0.5, 0.5, n_q)
@@ -67,10 +85,18 @@ def test_small_k_correction_is_unbiased_and_the_naive_estimator_is_not():
     truth = np.var(u_a - u_b)
     est, naive = [], []
     for _ in range(300):
-        df = pd.DataFrame({"model": np.repeat(["a", "b"], n_q), "question": np.tile(np.arange(n_q), 2),
-                           "count": 3, "correct": np.r_[rng.binomial(3, u_a), rng.binomial(3, u_b)]})
+        df = pd.DataFrame(
+            {
+                "model": np.repeat(["a", "b"], n_q),
+                "question": np.tile(np.arange(n_q), 2),
+                "count": 3,
+                "correct": np.r_[rng.binomial(3, u_a), rng.binomial(3, u_b)],
+            }
+        )
         est.append(bt.noise.paired(df, count="count").pair_matrices()["data"][0, 1])
-        naive.append(bt.noise.paired(df, count="count", small_k_correction=False).pair_matrices()["data"][0, 1])
+        naive.append(
+            bt.noise.paired(df, count="count", small_k_correction=False).pair_matrices()["data"][0, 1]
+        )
     est, naive = np.array(est), np.array(naive)
     se = est.std() / np.sqrt(len(est))
     assert abs(est.mean() - truth) < 3 * se
@@ -95,7 +121,8 @@ def test_per_sample_rows_equal_counts_and_handle_real_metrics():
 
 def test_unequal_k_total_is_the_one_prediction_variance():
     """Per model, total = Var_i(mean) + mean_i(within) whatever the K per question; pair
-    matrices are symmetric and data + pred = total."""
+    matrices are symmetric and data + pred = total.
+    """
     rng = np.random.default_rng(3)
     df, _ = _binomial_panel(rng, n_q=200, k=(2, 5, 11))
     df.loc[df.index % 7 == 0, "count"] = 20
@@ -111,20 +138,33 @@ def test_unequal_k_total_is_the_one_prediction_variance():
 
 def test_beta_theory_matches_its_own_simulation():
     """If u ~ Beta(p, 1-p) and both models sample from it, the paired total SE of one
-    prediction is sqrt(p(1-p)/N) (seed 001 Eq. 24)."""
+    prediction is sqrt(p(1-p)/N) (seed 001 Eq. 24).
+    """
     rng = np.random.default_rng(4)
     n_q, p = 20000, 0.7
     u = rng.beta(p, 1 - p, n_q)
-    df = pd.DataFrame({"model": np.repeat(["a", "b"], n_q), "question": np.tile(np.arange(n_q), 2),
-                       "count": 1, "correct": rng.binomial(1, np.r_[u, u])})
+    df = pd.DataFrame(
+        {
+            "model": np.repeat(["a", "b"], n_q),
+            "question": np.tile(np.arange(n_q), 2),
+            "count": 1,
+            "correct": rng.binomial(1, np.r_[u, u]),
+        }
+    )
     row = bt.noise.paired(df, count="count").pairs().iloc[0]
     assert row.SE_total == pytest.approx(float(bt.noise.beta_theory_se(p, n_q)), rel=0.03)
     assert np.isnan(row.SE_data) and np.isnan(row.SE_pred)  # K=1: data and prediction not separable
 
 
 def test_bad_input_names_the_column():
-    df = pd.DataFrame({"model": ["a", "a", "b", "b"], "question": [0, 1, 0, 1], "correct": [1, 0, 1, 1],
-                       "count": [1, 1, 1, 1]})
+    df = pd.DataFrame(
+        {
+            "model": ["a", "a", "b", "b"],
+            "question": [0, 1, 0, 1],
+            "correct": [1, 0, 1, 1],
+            "count": [1, 1, 1, 1],
+        }
+    )
     with pytest.raises(bt.DesignError, match="question='example_id'|'qid'"):
         bt.noise.paired(df, question="qid", count="count")
     bad = df.assign(correct=[1, 0, 3, 1])
@@ -156,10 +196,14 @@ def test_bayesian_intervals_cover_the_exact_estimates_at_large_k_and_stay_positi
     roles = dict(model="model", question="example_id", correct="correct", count="count")
     nb = bt.noise.paired(df, **roles).bayes(random_seed=1, n_draws=300)
     assert nb.diagnostics()["divergences"] == 0
-    for table, names in ((nb.models(), ("SE", "SE_data", "SE_pred")),
-                         (nb.pairs(), ("SE_total", "SE_data", "SE_pred"))):
+    for table, names in (
+        (nb.models(), ("SE", "SE_data", "SE_pred")),
+        (nb.pairs(), ("SE_total", "SE_data", "SE_pred")),
+    ):
         for name in names:
-            inside = (table[f"{name}_low"] <= table[f"{name}_exact"]) & (table[f"{name}_exact"] <= table[f"{name}_high"])
+            inside = (table[f"{name}_low"] <= table[f"{name}_exact"]) & (
+                table[f"{name}_exact"] <= table[f"{name}_high"]
+            )
             assert inside.mean() >= 0.85, (name, inside.mean())
             # and the intervals are tight: K ~ 1000 pins every question's accuracy down
             assert ((table[f"{name}_high"] - table[f"{name}_low"]) / table[name]).median() < 0.2
@@ -181,8 +225,13 @@ def test_bayesian_intervals_cover_the_exact_estimates_at_large_k_and_stay_positi
 
 
 def test_bayesian_noise_refuses_real_valued_metrics():
-    df = pd.DataFrame({"model": np.repeat(["a", "b"], 4), "question": np.tile(range(4), 2),
-                       "correct": [0.2, 0.5, 0.9, 0.1, 0.3, 0.4, 0.8, 0.0]})
+    df = pd.DataFrame(
+        {
+            "model": np.repeat(["a", "b"], 4),
+            "question": np.tile(range(4), 2),
+            "correct": [0.2, 0.5, 0.9, 0.1, 0.3, 0.4, 0.8, 0.0],
+        }
+    )
     with pytest.raises(bt.DesignError, match="binary metric"):
         bt.noise.paired(df).bayes()
 

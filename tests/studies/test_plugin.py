@@ -21,7 +21,7 @@ def fits(n: int, seed: int, **dgp):
 
 def test_panel_variance_is_the_grand_mean_stratum():
     """Two routes to Var(theta_hat) for the panel: D-study divisors and the grand-mean EMS."""
-    (df, fit), = fits(1, 0)
+    ((df, fit),) = fits(1, 0)
     st = fit.st
     by_ems = float(st.grand_coef @ np.array([fit.estimates[k] for k in st.var_terms])) / st.n_total
     assert fit.var_theta()["panel"] == pytest.approx(by_ems, rel=1e-12)
@@ -30,7 +30,8 @@ def test_panel_variance_is_the_grand_mean_stratum():
 
 def test_wald_se_of_a_component_matches_its_sampling_sd():
     """Var(MS) = 2 EMS^2 / df: the delta-method SE of the item component agrees with the SD of
-    the untruncated estimate over 300 simulated pilots (within 15%)."""
+    the untruncated estimate over 300 simulated pilots (within 15%).
+    """
     runs = fits(300, 1)
     raw = np.array([f.raw["item"] for _, f in runs])
     z = 1.6448536269514722
@@ -41,7 +42,8 @@ def test_wald_se_of_a_component_matches_its_sampling_sd():
 
 def test_plugin_is_often_singular_at_three_prompts_and_the_bootstrap_t_covers():
     """V=3, M=3: the truncated plug-in hits zero for some component in a good share of pilots;
-    its bootstrap-t interval for the panel mean covers better than its Wald interval."""
+    its bootstrap-t interval for the panel mean covers better than its Wald interval.
+    """
     runs = fits(300, 2, components={"prompt": 0.004, "prompt:judge": 0.003})
     singular = np.mean([f.singular for _, f in runs])
     assert singular > 0.3

@@ -1,5 +1,4 @@
 import json
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -31,11 +30,22 @@ def test_load_refuses_foreign_files(tmp_path):
 
 @pytest.mark.slow
 def test_failed_diagnostics_are_visible_everywhere():
-    df = bt.simulate.tee_dgp(n_items=10, n_prompts=2, n_judges=2, n_temperatures=1, n_replicates=2,
-                             random_seed=5)
+    df = bt.simulate.tee_dgp(
+        n_items=10, n_prompts=2, n_judges=2, n_temperatures=1, n_replicates=2, random_seed=5
+    )
     with pytest.warns(bt.DiagnosticWarning, match="ESS"):
-        post = bt.fit_posterior(df, outcome="score", item="item", prompt="prompt", judge="judge",
-                                chains=2, tune=30, draws=20, random_seed=1, progressbar=False)
+        post = bt.fit_posterior(
+            df,
+            outcome="score",
+            item="item",
+            prompt="prompt",
+            judge="judge",
+            chains=2,
+            tune=30,
+            draws=20,
+            random_seed=1,
+            progressbar=False,
+        )
     for call in (post.components, post.shares, post.theta):
         with pytest.warns(bt.DiagnosticWarning):
             table = call()
@@ -71,7 +81,7 @@ def test_plot_shares_returns_a_figure(demo_post, tmp_path):
 def test_reference_posterior_in_models_loads():
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "models" / "tee_demo.nc"
+    path = Path(__file__).resolve().parents[2] / "models" / "tee_demo.nc"
     post = bt.load(path)
     assert post.diagnostics()["ok"]
     comp = post.components().set_index("component")
@@ -80,7 +90,7 @@ def test_reference_posterior_in_models_loads():
     assert inside >= 10
 
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 def test_a_file_written_by_version_0_1_loads_as_a_datatree(tmp_path):
@@ -97,7 +107,9 @@ def test_a_file_written_by_version_0_1_loads_as_a_datatree(tmp_path):
 def test_an_unknown_format_is_refused_naming_the_version_and_the_fix(tmp_path):
     tree = xr.open_datatree(DATA / "tee_demo_v0_1.nc", engine="h5netcdf").load()
     meta = json.loads(tree["posterior"].attrs["bayes_tee"])
-    tree["posterior"].attrs["bayes_tee"] = json.dumps({**meta, "format": "bayes_tee-posterior-9", "version": "9.0"})
+    tree["posterior"].attrs["bayes_tee"] = json.dumps(
+        {**meta, "format": "bayes_tee-posterior-9", "version": "9.0"}
+    )
     tree.to_netcdf(tmp_path / "future.nc", engine="h5netcdf")
     with pytest.raises(ValueError, match=r"bayes_tee 9\.0 .*bayes-tee fit"):
         bt.load(tmp_path / "future.nc")

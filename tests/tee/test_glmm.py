@@ -1,5 +1,6 @@
 """Logit GLMM: recovery at two base rates, probability-scale answers, degenerate cells, the
-LPM/GLMM comparison and input errors."""
+LPM/GLMM comparison and input errors.
+"""
 
 from __future__ import annotations
 
@@ -11,10 +12,26 @@ import pytest
 import bayes_tee as bt
 from bayes_tee.tee.terms import model_terms
 
-ROLES = dict(outcome="score", item="item", prompt="prompt", judge="judge", temperature="temperature",
-             replicate="replicate", category="category")
-LOGIT_COMPONENTS = {"item": 1.5, "category": 0.3, "prompt": 0.05, "item:prompt": 0.15, "item:temperature": 0.05,
-                    "prompt:temperature": 0.02, "item:judge": 0.4, "prompt:judge": 0.05, "cell": 0.2}
+ROLES = dict(
+    outcome="score",
+    item="item",
+    prompt="prompt",
+    judge="judge",
+    temperature="temperature",
+    replicate="replicate",
+    category="category",
+)
+LOGIT_COMPONENTS = {
+    "item": 1.5,
+    "category": 0.3,
+    "prompt": 0.05,
+    "item:prompt": 0.15,
+    "item:temperature": 0.05,
+    "prompt:temperature": 0.02,
+    "item:judge": 0.4,
+    "prompt:judge": 0.05,
+    "cell": 0.2,
+}
 SAMPLER = dict(tune=600, draws=600, progressbar=False)
 # short test fits of sampled random effects: the tests assert their own diagnostic bounds
 pytestmark = pytest.mark.filterwarnings("ignore::bayes_tee.DiagnosticWarning")
@@ -22,9 +39,18 @@ pytestmark = pytest.mark.filterwarnings("ignore::bayes_tee.DiagnosticWarning")
 
 def _logit_data(base: float, seed: int):
     return bt.simulate.tee_dgp(
-        n_items=48, n_prompts=3, n_judges=3, n_temperatures=2, n_replicates=4, n_categories=4,
-        components=LOGIT_COMPONENTS, judge_effects=[-0.6, 0.0, 0.6], temperature_effects=[-0.2, 0.2],
-        mu=float(np.log(base / (1 - base))), outcome="logit", random_seed=seed,
+        n_items=48,
+        n_prompts=3,
+        n_judges=3,
+        n_temperatures=2,
+        n_replicates=4,
+        n_categories=4,
+        components=LOGIT_COMPONENTS,
+        judge_effects=[-0.6, 0.0, 0.6],
+        temperature_effects=[-0.2, 0.2],
+        mu=float(np.log(base / (1 - base))),
+        outcome="logit",
+        random_seed=seed,
     )
 
 
@@ -68,7 +94,9 @@ def test_recovery_on_the_logit_scale(which, request):
     facets = {t.label: t.facets for t in post.terms}
     div = bt.components.divisors(list(truth), post.design.counts, facets=facets)
     contrib = {k: v / dv for (k, v), dv in zip(truth.items(), div)}
-    assert list(sh.sort_values(ascending=False).index[:2]) == sorted(contrib, key=contrib.get, reverse=True)[:2]
+    assert (
+        list(sh.sort_values(ascending=False).index[:2]) == sorted(contrib, key=contrib.get, reverse=True)[:2]
+    )
     assert post.components().attrs.get("scale", post.scale) == "latent (logit)"
     rep = post.components().set_index("component").loc["replicate"]
     assert rep["median"] == pytest.approx(np.pi**2 / 3)
@@ -116,14 +144,29 @@ def test_glmm_projection_by_simulation(half):
 
 @pytest.mark.slow
 def test_degenerate_cells_and_a_category_always_one():
-    df = bt.simulate.tee_dgp(n_items=16, n_prompts=2, n_judges=2, n_temperatures=1, n_replicates=3, n_categories=4,
-                             components={"item": 2.0}, mu=1.0, outcome="logit", random_seed=9)
-    df.loc[df["category"] == "c0", "score"] = 1          # a category whose items are always 1
-    df.loc[df["item"] == "i001", "score"] = 0            # an item always 0: all-zero cells
+    df = bt.simulate.tee_dgp(
+        n_items=16,
+        n_prompts=2,
+        n_judges=2,
+        n_temperatures=1,
+        n_replicates=3,
+        n_categories=4,
+        components={"item": 2.0},
+        mu=1.0,
+        outcome="logit",
+        random_seed=9,
+    )
+    df.loc[df["category"] == "c0", "score"] = 1  # a category whose items are always 1
+    df.loc[df["item"] == "i001", "score"] = 0  # an item always 0: all-zero cells
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        post = bt.fit_posterior(df, **{k: v for k, v in ROLES.items() if k != "temperature"}, family="binomial",
-                                random_seed=4, **SAMPLER)
+        post = bt.fit_posterior(
+            df,
+            **{k: v for k, v in ROLES.items() if k != "temperature"},
+            family="binomial",
+            random_seed=4,
+            **SAMPLER,
+        )
     comp = post.components()
     assert np.isfinite(comp[["median", "low", "high"]].to_numpy()).all()
     th = post.theta(n_draws=100, sims_per_draw=20)
@@ -134,7 +177,9 @@ def test_degenerate_cells_and_a_category_always_one():
 
 
 def test_binomial_input_errors():
-    df = bt.simulate.tee_dgp(n_items=6, n_prompts=2, n_judges=2, n_temperatures=1, n_replicates=2, random_seed=1)
+    df = bt.simulate.tee_dgp(
+        n_items=6, n_prompts=2, n_judges=2, n_temperatures=1, n_replicates=2, random_seed=1
+    )
     with pytest.raises(bt.DesignError, match="'score'.*0/1"):
         bt.validate_design(df, outcome="score", item="item", family="binomial")
     with pytest.raises(bt.DesignError, match="family"):
@@ -142,8 +187,12 @@ def test_binomial_input_errors():
 
 
 def test_binomial_terms():
-    labels = [t.label for t in model_terms(("item", "prompt", "judge"), replicates=False, family="binomial",
-                                           overdispersion=False)]
+    labels = [
+        t.label
+        for t in model_terms(
+            ("item", "prompt", "judge"), replicates=False, family="binomial", overdispersion=False
+        )
+    ]
     assert labels[-1] == "replicate" and "cell" not in labels
     labels = [t.label for t in model_terms(("item", "prompt", "judge"), replicates=True, family="binomial")]
     assert "cell" in labels and labels[-1] == "replicate"

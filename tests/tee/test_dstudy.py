@@ -10,7 +10,7 @@ import pytest
 import bayes_tee as bt
 from bayes_tee.tee import dstudy as ds
 
-DEMO = Path(__file__).resolve().parents[1] / "models" / "tee_demo.nc"
+DEMO = Path(__file__).resolve().parents[2] / "models" / "tee_demo.nc"
 
 
 @pytest.fixture(scope="module")
@@ -30,12 +30,30 @@ def scaled(post, factors):
 
 def test_weights_follow_seed_000_eq_10():
     labels = ["item", "prompt", "judge", "item:prompt", "item:judge", "prompt:judge", "cell", "replicate"]
-    facets = {"item": ("item",), "prompt": ("prompt",), "judge": ("judge",), "item:prompt": ("item", "prompt"),
-              "item:judge": ("item", "judge"), "prompt:judge": ("prompt", "judge"),
-              "cell": ("item", "prompt", "judge"), "replicate": ("item", "prompt", "judge", "replicate")}
-    w = ds.design_weights(labels, facets, pd.DataFrame([dict(n_items=100, n_prompts=5, n_judges=3, n_replicates=2)]))
+    facets = {
+        "item": ("item",),
+        "prompt": ("prompt",),
+        "judge": ("judge",),
+        "item:prompt": ("item", "prompt"),
+        "item:judge": ("item", "judge"),
+        "prompt:judge": ("prompt", "judge"),
+        "cell": ("item", "prompt", "judge"),
+        "replicate": ("item", "prompt", "judge", "replicate"),
+    }
+    w = ds.design_weights(
+        labels, facets, pd.DataFrame([dict(n_items=100, n_prompts=5, n_judges=3, n_replicates=2)])
+    )
     N, V, M, R = 100, 5, 3, 2
-    expected = [1 / N, 1 / V, 1 / M, 1 / (N * V), 1 / (N * M), 1 / (V * M), 1 / (N * V * M), 1 / (N * V * M * R)]
+    expected = [
+        1 / N,
+        1 / V,
+        1 / M,
+        1 / (N * V),
+        1 / (N * M),
+        1 / (V * M),
+        1 / (N * V * M),
+        1 / (N * V * M * R),
+    ]
     np.testing.assert_allclose(w[0], expected)
     rel = ds.design_weights(labels, facets, pd.DataFrame([dict(n_items=100)]), decision="relative")[0]
     assert [lab for lab, x in zip(labels, rel) if x == 0] == ["prompt", "judge", "prompt:judge"]
@@ -48,12 +66,15 @@ def test_dstudy_at_the_observed_design_is_the_shares_total(post):
     assert len(d) == 1
     assert d["var_ratio_median"].iloc[0] == pytest.approx(1.0)
     var = post.shares().attrs["var_theta"]["median"]
-    assert d["se_median"].iloc[0] == pytest.approx(np.sqrt(var), rel=1e-6)  # median of 4000 draws: interpolated
+    assert d["se_median"].iloc[0] == pytest.approx(
+        np.sqrt(var), rel=1e-6
+    )  # median of 4000 draws: interpolated
 
 
 def test_dstudy_grid_is_monotone_and_complete(post):
-    d = post.dstudy(n_items=[50, 100, 200], n_prompts=[1, 3, 5], n_judges=[1, 2, 3], n_replicates=[1, 3],
-                    target_se=0.2)
+    d = post.dstudy(
+        n_items=[50, 100, 200], n_prompts=[1, 3, 5], n_judges=[1, 2, 3], n_replicates=[1, 3], target_se=0.2
+    )
     assert len(d) == 3 * 3 * 3 * 2
     assert {"calls", "se_median", "se_low", "se_high", "var_ratio_median", "p_below_target"} <= set(d)
     assert (d["se_low"] <= d["se_median"]).all() and (d["se_median"] <= d["se_high"]).all()
@@ -111,7 +132,9 @@ def test_allocation_buys_what_dominates(post, dominant, field, expected):
 
 
 def test_allocation_costs_frontier_and_baselines(post):
-    plan = post.allocate(budget=5000, cost_per_call={"judge1": 2.5, "judge2": 0.25, "judge3": 1.0}, max_items=200)
+    plan = post.allocate(
+        budget=5000, cost_per_call={"judge1": 2.5, "judge2": 0.25, "judge3": 1.0}, max_items=200
+    )
     b = plan.best
     assert b["cost"] <= 5000
     # a design with M judges pays the M cheapest prices
@@ -126,7 +149,9 @@ def test_allocation_costs_frontier_and_baselines(post):
     assert (at["p_near_best"] >= at["p_best"] - 1e-12).all()
     assert 0.0 < b["p_near_best"] <= 1.0
     assert b["se_median"] <= 1.01 * at["se_median"].min()  # within the tie tolerance, cheapest
-    assert not ((plan.candidates["cost"] < b["cost"]) & (plan.candidates["se_median"] <= 1.01 * at["se_median"].min())).any()
+    assert not (
+        (plan.candidates["cost"] < b["cost"]) & (plan.candidates["se_median"] <= 1.01 * at["se_median"].min())
+    ).any()
     assert list(plan.baselines.index) == ["naive (V=1, R=3)", "standard (V=1, R=1)", "TEE-guided"]
     assert plan.baselines.loc["TEE-guided", "se_median"] <= plan.baselines["se_median"].min()
     with pytest.raises(ValueError, match="unknown judge"):
@@ -143,8 +168,11 @@ def test_target_se_picks_the_cheapest_design_that_meets_it(post):
 
 def test_dstudy_plots_render(post, tmp_path):
     plan = post.allocate(budget=3000, max_items=200)
-    for name, fig in (("dstudy", post.plot_dstudy()), ("interventions", post.plot_interventions()),
-                      ("frontier", plan.plot_frontier())):
+    for name, fig in (
+        ("dstudy", post.plot_dstudy()),
+        ("interventions", post.plot_interventions()),
+        ("frontier", plan.plot_frontier()),
+    ):
         path = tmp_path / f"{name}.png"
         fig.savefig(path, dpi=60)
         assert path.stat().st_size > 5000

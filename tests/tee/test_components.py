@@ -71,8 +71,16 @@ def test_paper_safety_numbers_from_the_closed_form():
 def test_components_table_per_observation_shares():
     da = draws()
     out = components_table(da)
-    assert list(out.columns) == ["component", "mean", "median", "low", "high", "share_median",
-                                 "share_low", "share_high"]
+    assert list(out.columns) == [
+        "component",
+        "mean",
+        "median",
+        "low",
+        "high",
+        "share_median",
+        "share_low",
+        "share_high",
+    ]
     assert (out["low"] <= out["median"]).all() and (out["median"] <= out["high"]).all()
 
 

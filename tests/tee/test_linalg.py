@@ -12,7 +12,7 @@ from bayes_tee.tee.terms import cell_term
 
 
 def dense_logpdf(design, value):
-    """log N(cell means; mu + fixed, Sigma) with Sigma built term by term from indicator matrices."""
+    """Log N(cell means; mu + fixed, Sigma) with Sigma built term by term from indicator matrices."""
     cells = design.cells
     n = cells["n"].to_numpy(float)
     sd = {t.label: float(value[t.var_name]) for t in design.terms if t.kind != "fixed"}
@@ -34,8 +34,14 @@ def dense_logpdf(design, value):
 
 def design_for(case):
     kw = dict(n_items=14, n_prompts=3, n_judges=2, n_temperatures=2, n_replicates=3, random_seed=5)
-    roles = dict(outcome="score", item="item", prompt="prompt", judge="judge", temperature="temperature",
-                 replicate="replicate")
+    roles = dict(
+        outcome="score",
+        item="item",
+        prompt="prompt",
+        judge="judge",
+        temperature="temperature",
+        replicate="replicate",
+    )
     extra = {}
     if case == "categories":
         kw["n_categories"] = 3
@@ -65,15 +71,16 @@ def test_marginal_loglik_is_the_dense_gaussian(case):
     terms = model.replace_rvs_by_values([model.potentials[0]])
     loglik = model.compile_fn(terms[0], inputs=model.value_vars, point_fn=True, on_unused_input="ignore")
     names = ["mu"] + [t.var_name for t in design.terms]
-    values = model.compile_fn(model.replace_rvs_by_values([model[k] for k in names]),
-                              inputs=model.value_vars, point_fn=True,
-                             on_unused_input="ignore")
+    values = model.compile_fn(
+        model.replace_rvs_by_values([model[k] for k in names]),
+        inputs=model.value_vars,
+        point_fn=True,
+        on_unused_input="ignore",
+    )
     rng = np.random.default_rng(1)
     const = -0.5 * design.n_cells * np.log(2 * np.pi)
     for _ in range(3):
-        point = {
-            k: v + rng.normal(0, 0.7, np.shape(v)) for k, v in model.initial_point().items()
-        }
+        point = {k: v + rng.normal(0, 0.7, np.shape(v)) for k, v in model.initial_point().items()}
         value = dict(zip(names, values(point)))
         assert loglik(point) + const == pytest.approx(dense_logpdf(design, value), rel=1e-9, abs=1e-8)
 

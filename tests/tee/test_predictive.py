@@ -1,6 +1,7 @@
 """Posterior-predictive simulation of designs: exact agreement of the layout variance with the
 D-study closed form, simulation vs closed form within Monte Carlo error, seed 002's strategy
-formulas, and the coverage of the projection over repeated simulated pilots."""
+formulas, and the coverage of the projection over repeated simulated pilots.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ import pandas as pd
 import pytest
 
 import bayes_tee as bt
+from bayes_tee.studies import repeated as rp
 from bayes_tee.tee import dstudy as ds
 from bayes_tee.tee import predictive as pr
-from bayes_tee.studies import repeated as rp
 from bayes_tee.tee.terms import model_terms
 
 
@@ -22,12 +23,22 @@ def _layout_variance(post, design: dict, n_draws=60, **kw):
     draws = pr.draws_from(post.idata.posterior, post.terms, index)
     c = post.design.counts
     full = {f: design.get(f, c.get(ds.FIELDS[f], 1)) for f in ds.FIELDS}
-    lay = pr.crossed_layout(full["n_items"], full["n_prompts"], full["n_temperatures"], full["n_judges"],
-                            round(full["n_replicates"]), full["n_categories"])
+    lay = pr.crossed_layout(
+        full["n_items"],
+        full["n_prompts"],
+        full["n_temperatures"],
+        full["n_judges"],
+        round(full["n_replicates"]),
+        full["n_categories"],
+    )
     sim = pr.simulate_studies(draws, post.terms, lay, sims_per_draw=1, rng=np.random.default_rng(0), **kw)
     judges = kw.get("judges", "new")
-    closed = post.variance_at(pd.DataFrame([design]), estimand=kw.get("estimand", "domain"),
-                              categories=kw.get("categories", "fixed"), judges=judges)[index, 0]
+    closed = post.variance_at(
+        pd.DataFrame([design]),
+        estimand=kw.get("estimand", "domain"),
+        categories=kw.get("categories", "fixed"),
+        judges=judges,
+    )[index, 0]
     return sim["variance"][:, 0], closed
 
 
@@ -108,7 +119,8 @@ def _strategy_draws(sig_item, sig_ij, sig_rep, lam):
 def test_seed002_strategies_match_their_closed_forms():
     """Seed 002 Eq. 3-5 in this model's terms: one item set, a panel of K judges whose bias
     sum is zero, budget B calls per item. CyclicJudge removes the bias exactly; a random judge
-    adds sigma_gamma^2 / (n B); all judges pay K times the calls."""
+    adds sigma_gamma^2 / (n B); all judges pay K times the calls.
+    """
     n, K, B = 30, 3, 3
     s_a, s_ij, s_e = 0.2, 0.15, 0.25
     lam = np.array([-0.3, 0.0, 0.3])
@@ -118,10 +130,14 @@ def test_seed002_strategies_match_their_closed_forms():
     kw = dict(sims_per_draw=40000, judges="panel", rng=rng)
     # B calls per item, one judge each: item:judge enters per distinct (item, judge) pair
     v_c = s_a**2 / n + s_ij**2 / (n * K) + s_e**2 / (n * B)  # cyclic over calls: B = K, one call per judge
-    sim_c = pr.simulate_studies(draws, terms, pr.crossed_layout(n, n_judges=K, n_replicates=B, strategy="cyclic"), **kw)
+    sim_c = pr.simulate_studies(
+        draws, terms, pr.crossed_layout(n, n_judges=K, n_replicates=B, strategy="cyclic"), **kw
+    )
     np.testing.assert_allclose(sim_c["variance"], v_c, rtol=1e-12)
     assert np.mean(sim_c["error"] ** 2) == pytest.approx(v_c, rel=0.03)
-    sim_b = pr.simulate_studies(draws, terms, pr.crossed_layout(n, n_judges=K, n_replicates=B, strategy="random"), **kw)
+    sim_b = pr.simulate_studies(
+        draws, terms, pr.crossed_layout(n, n_judges=K, n_replicates=B, strategy="random"), **kw
+    )
     # E sum_l W_l^2 for multinomial(B, 1/K) judges per item, over n items
     # per item E sum_j (c_j / B)^2 = 1/K + (1 - 1/K)/B, each item weighing 1/n
     e_w2_ij = (1 / K + (1 - 1 / K) / B) / n
@@ -138,10 +154,24 @@ def test_seed002_strategies_match_their_closed_forms():
 def test_compiled_model_reuse_gives_the_same_draws():
     from bayes_tee._core import sampling
 
-    kw = dict(outcome="score", item="item", prompt="prompt", judge="judge", replicate="replicate",
-              draws=200, tune=200, chains=2, random_seed=3, progressbar=False)
-    d1 = bt.simulate.tee_dgp(n_items=12, n_prompts=2, n_judges=2, n_temperatures=1, n_replicates=2, random_seed=1)
-    d2 = bt.simulate.tee_dgp(n_items=12, n_prompts=2, n_judges=2, n_temperatures=1, n_replicates=2, random_seed=2)
+    kw = dict(
+        outcome="score",
+        item="item",
+        prompt="prompt",
+        judge="judge",
+        replicate="replicate",
+        draws=200,
+        tune=200,
+        chains=2,
+        random_seed=3,
+        progressbar=False,
+    )
+    d1 = bt.simulate.tee_dgp(
+        n_items=12, n_prompts=2, n_judges=2, n_temperatures=1, n_replicates=2, random_seed=1
+    )
+    d2 = bt.simulate.tee_dgp(
+        n_items=12, n_prompts=2, n_judges=2, n_temperatures=1, n_replicates=2, random_seed=2
+    )
     sampling.clear_cache()
     import warnings
 
@@ -165,10 +195,13 @@ def test_compiled_model_reuse_gives_the_same_draws():
 def test_projection_interval_covers_the_se_of_repeated_studies():
     """Pilots from the seed-000 DGP (N30 V3 M3 H2 R3) projected to N120 V5: the 90% interval of
     the projected SE contains the empirical SD of theta_hat over simulated studies of that
-    design for most pilots, and the median projection is close to the truth."""
+    design for most pilots, and the median projection is close to the truth.
+    """
     pilot = dict(n_items=30, n_prompts=3, n_judges=3, n_temperatures=2, n_replicates=3)
     target = dict(n_items=120, n_prompts=5)
-    study = rp.projection_coverage(pilot, target, n_reps=12, n_studies=300, draws=500, tune=500, random_seed=11)
+    study = rp.projection_coverage(
+        pilot, target, n_reps=12, n_studies=300, draws=500, tune=500, random_seed=11
+    )
     a = study.attrs
     assert a["empirical_se"] == pytest.approx(a["true_se"], rel=0.12)
     assert a["coverage"] >= 9 / 12

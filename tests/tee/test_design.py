@@ -7,8 +7,9 @@ from bayes_tee import DesignError, DesignWarning
 
 
 def small(**kw):
-    return bt.simulate.tee_dgp(n_items=6, n_prompts=2, n_judges=2, n_temperatures=1,
-                               n_replicates=2, random_seed=0, **kw)
+    return bt.simulate.tee_dgp(
+        n_items=6, n_prompts=2, n_judges=2, n_temperatures=1, n_replicates=2, random_seed=0, **kw
+    )
 
 
 def test_missing_column_names_it_and_suggests():
@@ -96,19 +97,28 @@ def test_duplicate_replicate_label_is_an_error():
     df = small()
     df.loc[1, "replicate"] = df.loc[0, "replicate"]
     with pytest.raises(DesignError, match="repeat a"):
-        bt.validate_design(df, outcome="score", item="item", prompt="prompt", judge="judge",
-                           replicate="replicate")
+        bt.validate_design(
+            df, outcome="score", item="item", prompt="prompt", judge="judge", replicate="replicate"
+        )
 
 
 def test_cell_statistics_match_pandas(demo_df):
-    d = bt.validate_design(demo_df, outcome="score", item="item", prompt="prompt", judge="judge",
-                           temperature="temperature")
+    d = bt.validate_design(
+        demo_df, outcome="score", item="item", prompt="prompt", judge="judge", temperature="temperature"
+    )
     assert d.balanced and d.n_cells == 40 * 3 * 3 * 2 == d.n_full_cells
     g = demo_df.groupby(["item", "prompt", "temperature", "judge"])["score"]
     np.testing.assert_allclose(np.sort(d.cells["mean"]), np.sort(g.mean()), rtol=1e-12)
     np.testing.assert_allclose(d.cells["ss"].sum(), (g.var(ddof=0) * g.size()).sum(), rtol=1e-10)
-    assert d.counts == {"item": 40, "prompt": 3, "temperature": 2, "judge": 3, "category": 1,
-                        "position": 1, "replicate": 3.0}
+    assert d.counts == {
+        "item": 40,
+        "prompt": 3,
+        "temperature": 2,
+        "judge": 3,
+        "category": 1,
+        "position": 1,
+        "replicate": 3.0,
+    }
 
 
 def test_zero_spread_cells_are_exact():

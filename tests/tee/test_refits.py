@@ -12,12 +12,27 @@ ROLES = dict(outcome="score", item="item", prompt="prompt", judge="judge", repli
 
 @pytest.fixture(scope="module")
 def odd_judge():
-    df = bt.simulate.tee_dgp(n_items=30, n_prompts=3, n_judges=3, n_temperatures=1, n_replicates=2,
-                             judge_effects=[-0.5, 0.0, 0.02], random_seed=3)
+    df = bt.simulate.tee_dgp(
+        n_items=30,
+        n_prompts=3,
+        n_judges=3,
+        n_temperatures=1,
+        n_replicates=2,
+        judge_effects=[-0.5, 0.0, 0.02],
+        random_seed=3,
+    )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", bt.DiagnosticWarning)
-        loo = bt.leave_one_out(df, "judge", **ROLES, shares_at=dict(n_judges=3), random_seed=1,
-                               draws=400, tune=400, progressbar=False)
+        loo = bt.leave_one_out(
+            df,
+            "judge",
+            **ROLES,
+            shares_at=dict(n_judges=3),
+            random_seed=1,
+            draws=400,
+            tune=400,
+            progressbar=False,
+        )
     # short chains may fail a check; the result says which fits, never silently
     failed = set(loo.theta.loc[~loo.theta["diagnostics_ok"], "fit"])
     assert bool(failed) == any("Fits failing diagnostics" in str(w.message) for w in caught)
@@ -45,7 +60,9 @@ def test_dropping_the_odd_judge_removes_the_judge_share(odd_judge):
 
 
 def test_leave_one_out_errors_name_the_fix():
-    df = bt.simulate.tee_dgp(n_items=10, n_prompts=2, n_judges=3, n_temperatures=1, n_replicates=2, random_seed=1)
+    df = bt.simulate.tee_dgp(
+        n_items=10, n_prompts=2, n_judges=3, n_temperatures=1, n_replicates=2, random_seed=1
+    )
     with pytest.raises(ValueError, match="at least 3"):
         bt.leave_one_out(df, "prompt", **ROLES)
     with pytest.raises(ValueError, match="'prompt', 'judge' or 'temperature'"):

@@ -7,8 +7,18 @@ def labels(*facets, **kw):
 
 def test_full_design_terms():
     assert labels("item", "prompt", "temperature", "judge", replicates=True, category=True) == [
-        "item", "category", "prompt", "judge", "temperature", "item:prompt", "item:temperature",
-        "prompt:temperature", "item:judge", "prompt:judge", "cell", "replicate",
+        "item",
+        "category",
+        "prompt",
+        "judge",
+        "temperature",
+        "item:prompt",
+        "item:temperature",
+        "prompt:temperature",
+        "item:judge",
+        "prompt:judge",
+        "cell",
+        "replicate",
     ]
 
 

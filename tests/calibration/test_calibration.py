@@ -38,10 +38,13 @@ def test_beta_from_mode_hits_its_mode_and_mass():
 @pytest.mark.slow
 def test_a_perfect_judge_gives_the_beta_binomial_posterior():
     """Se = Sp = 1 (a prior concentrated there): verdicts are the truth, so the accuracy
-    posterior is Beta(1 + positives, 1 + negatives) over test and calibration items."""
+    posterior is Beta(1 + positives, 1 + negatives) over test and calibration items.
+    """
     test, calib = judge_calibration({"A": 0.7}, se=1.0, sp=1.0, n_test=300, n_calib=100, random_seed=2)
     sure = (2000.0, 2.0)  # Se, Sp about 0.999
-    cal = quiet_calibrate(test, calib, calibration="shared", se_prior=sure, sp_prior=sure, random_seed=1, **FAST)
+    cal = quiet_calibrate(
+        test, calib, calibration="shared", se_prior=sure, sp_prior=sure, random_seed=1, **FAST
+    )
     pos = test["verdict"].sum() + calib["label"].sum()
     n = len(test) + len(calib)
     exact = stats.beta(1 + pos, 1 + n - pos)
@@ -49,10 +52,20 @@ def test_a_perfect_judge_gives_the_beta_binomial_posterior():
     assert x.mean() == pytest.approx(exact.mean(), abs=3 * exact.std() / np.sqrt(200))
     assert x.std() == pytest.approx(exact.std(), rel=0.12)
     # without the calibration labels: only the test items
-    cal = quiet_calibrate(test, calib, calibration="shared", se_prior=sure, sp_prior=sure, use_labels=False,
-                          random_seed=1, **FAST)
+    cal = quiet_calibrate(
+        test,
+        calib,
+        calibration="shared",
+        se_prior=sure,
+        sp_prior=sure,
+        use_labels=False,
+        random_seed=1,
+        **FAST,
+    )
     exact = stats.beta(1 + test["verdict"].sum(), 1 + len(test) - test["verdict"].sum())
-    assert cal.draws("accuracy").values.mean() == pytest.approx(exact.mean(), abs=3 * exact.std() / np.sqrt(200))
+    assert cal.draws("accuracy").values.mean() == pytest.approx(
+        exact.mean(), abs=3 * exact.std() / np.sqrt(200)
+    )
 
 
 def test_rogan_gladen_and_ppi_standard_errors_match_their_sampling_spread():
@@ -76,7 +89,9 @@ def test_rogan_gladen_and_ppi_standard_errors_match_their_sampling_spread():
     # the closed form of Rogan-Gladen
     args = np.array([1, 1, 0, 1, 0]), np.array([1, 1, 0, 0, 0]), np.array([1, 0, 0, 1, 0])
     p, se_hat, sp_hat = 0.6, 0.5, 2 / 3
-    assert jb.rogan_gladen(*args, clip=False).estimate == pytest.approx((p + sp_hat - 1) / (se_hat + sp_hat - 1))
+    assert jb.rogan_gladen(*args, clip=False).estimate == pytest.approx(
+        (p + sp_hat - 1) / (se_hat + sp_hat - 1)
+    )
     clipped = jb.rogan_gladen(*args)
     assert clipped.estimate == 1.0 and "clipped" in clipped.note
 
@@ -84,16 +99,24 @@ def test_rogan_gladen_and_ppi_standard_errors_match_their_sampling_spread():
 @pytest.fixture(scope="module")
 def gap_sweep():
     """Seed 004 Sec. 5 at one point: a true tie (0.7 vs 0.7), judge J = 0.5 on A and 0.8 on B
-    (B easier for the judge), 200 calibration and 600 test items per system, paired items."""
+    (B easier for the judge), 200 calibration and 600 test items per system, paired items.
+    """
     reps = []
     for r in range(30):
-        test, calib = judge_calibration({"A": 0.7, "B": 0.7}, se={"A": 0.75, "B": 0.9},
-                                        sp={"A": 0.75, "B": 0.9}, random_seed=100 + r)
+        test, calib = judge_calibration(
+            {"A": 0.7, "B": 0.7}, se={"A": 0.75, "B": 0.9}, sp={"A": 0.75, "B": 0.9}, random_seed=100 + r
+        )
         truth = test.attrs["truth"]["accuracy"]
         row = {}
         for mode in ("system", "hierarchical") if r < 16 else ("system",):  # hierarchical: ~2 s a fit
-            cal = quiet_calibrate(test, calib, calibration=mode, random_seed=r, quiet_diagnostics=True,
-                                  **(CLEAN if r == 0 else FAST))  # r = 0 is inspected in detail
+            cal = quiet_calibrate(
+                test,
+                calib,
+                calibration=mode,
+                random_seed=r,
+                quiet_diagnostics=True,
+                **(CLEAN if r == 0 else FAST),
+            )  # r = 0 is inspected in detail
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", bt.DiagnosticWarning)
                 c = cal.compare("A", "B").iloc[0]
@@ -111,7 +134,8 @@ def gap_sweep():
 @pytest.mark.slow
 def test_the_gap_diagnostic_warns_against_shared_calibration(gap_sweep):
     """Diagnostics come from the calibration items alone: the same data read as a shared-mode
-    fit must warn that the gap contradicts the shared assumption; the per-system modes do not."""
+    fit must warn that the gap contradicts the shared assumption; the per-system modes do not.
+    """
     from bayes_tee.calibration.fit import JudgeCalibration
 
     cal = gap_sweep[0]["system_fit"]
@@ -158,9 +182,17 @@ def test_near_zero_youden_gives_a_wide_interval_and_a_warning():
 
 @pytest.mark.slow
 def test_several_judges_sharpen_the_latent_truth():
-    test, calib = judge_calibration({"A": 0.6}, se=0.8, sp=0.8, n_test=400, n_calib=100, n_judges=3, random_seed=8)
-    one = quiet_calibrate(test[test.judge == "judge1"], calib[calib.judge == "judge1"], calibration="shared",
-                          use_labels=False, random_seed=1, **CLEAN)
+    test, calib = judge_calibration(
+        {"A": 0.6}, se=0.8, sp=0.8, n_test=400, n_calib=100, n_judges=3, random_seed=8
+    )
+    one = quiet_calibrate(
+        test[test.judge == "judge1"],
+        calib[calib.judge == "judge1"],
+        calibration="shared",
+        use_labels=False,
+        random_seed=1,
+        **CLEAN,
+    )
     three = quiet_calibrate(test, calib, calibration="shared", use_labels=False, random_seed=1, **CLEAN)
     w1 = one.accuracy().iloc[0]
     w3 = three.accuracy().iloc[0]
@@ -176,8 +208,18 @@ def test_arena_battles_calibrate_with_warnings_and_finite_answers():
     assert arena.attrs["licence"] == "MIT" and arena["id"].nunique() == 877
     calib, test = split(arena, fraction=1 / 3, item="id", by="pair", random_seed=1)
     with pytest.warns(bt.DesignWarning, match="missing verdict"), pytest.warns(bt.CalibrationWarning):
-        cal = calibrate(test, calib, system="pair", item="id", judge="judge", verdict="judge_prefers_claude",
-                        label="human_prefers_claude", calibration="hierarchical", random_seed=1, **FAST)
+        cal = calibrate(
+            test,
+            calib,
+            system="pair",
+            item="id",
+            judge="judge",
+            verdict="judge_prefers_claude",
+            label="human_prefers_claude",
+            calibration="hierarchical",
+            random_seed=1,
+            **FAST,
+        )
     # one battle per judge on the pro pair has no pick
     assert cal.data.dropped["test_missing_verdict"] + cal.data.dropped["calib_missing_verdict"] == 2
     acc = cal.accuracy()
@@ -191,7 +233,9 @@ def test_arena_battles_calibrate_with_warnings_and_finite_answers():
 
 
 def test_bad_input_is_named():
-    test, calib = judge_calibration({"A": 0.7, "B": 0.6}, se=0.8, sp=0.8, n_test=50, n_calib=20, random_seed=1)
+    test, calib = judge_calibration(
+        {"A": 0.7, "B": 0.6}, se=0.8, sp=0.8, n_test=50, n_calib=20, random_seed=1
+    )
     with pytest.raises(bt.DesignError, match="'score'"):
         calibrate(test, calib, verdict="score")
     bad = test.assign(verdict=test["verdict"] * 2)
