@@ -41,6 +41,7 @@ import pandas as pd
 
 from ._core.exceptions import DesignError, DesignWarning
 from .plots import plot_allocation
+from .tee.posterior import Posterior
 
 __all__ = ["STRATEGIES", "AllocationComparison", "compare", "components_from", "schedule", "simulate"]
 
@@ -219,8 +220,6 @@ def components_from(
     From a mapping or DataFrame with keys ``scenario, generation, judge, residual`` (scalars
     or draws): used as given (``judge`` is the pool's population variance); ``pool`` required.
     """
-    from .tee.posterior import Posterior
-
     if isinstance(source, Posterior):
         if source.family != "gaussian":
             raise DesignError(

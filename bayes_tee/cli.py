@@ -23,6 +23,10 @@ from pathlib import Path
 
 from ._core import diagnostics as diag
 from ._core.exceptions import DesignError, DiagnosticWarning
+from .datasets import load as load_data
+from .tee.design import validate_design
+from .tee.fit import fit_posterior
+from .tee.posterior import load
 
 ROLE_FLAGS = ("outcome", "item", "prompt", "judge", "temperature", "replicate", "category", "position")
 
@@ -44,17 +48,13 @@ def _sampler_args(p: argparse.ArgumentParser) -> None:
 def _report(post, out: Path | None) -> None:
     print(post.summary())
     if out is not None:
-        from .plots import plot_shares
-
         out.mkdir(parents=True, exist_ok=True)
         png = out / "shares.png"
-        plot_shares(post).savefig(png, dpi=120)
+        post.plot_shares().savefig(png, dpi=120)
         print(f"\nShares plot written to {png}")
 
 
 def _fit(args, df, roles):
-    from .tee.fit import fit_posterior
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DiagnosticWarning)  # the summary prints it
         return fit_posterior(
@@ -238,8 +238,6 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _run(args) -> object:
-    from .tee.posterior import load
-
     if args.command in ("summary", "dstudy", "allocate", "report"):
         post = load(args.posterior)
         with warnings.catch_warnings():
@@ -294,8 +292,6 @@ def _run(args) -> object:
             print(f"WARNING: {msg}", file=sys.stderr)
         return post
     if args.command == "demo":
-        from .datasets import load as load_data
-
         df = load_data("tee_demo")
         roles = {r: r for r in ROLE_FLAGS if r not in ("outcome", "position")} | {"outcome": "score"}
         save = args.save
@@ -303,8 +299,6 @@ def _run(args) -> object:
         df = _read(args.data)
         roles = _roles(args)
         if args.dry_run:
-            from .tee.design import validate_design
-
             d = validate_design(df, **roles, swapped=args.swapped, family=args.family, warn=False)
             print(repr(d))
             print(d.summary().to_string(index=False))

@@ -44,6 +44,10 @@ from scipy import stats
 
 from .._core.exceptions import DiagnosticWarning
 from ..plots import plot_coverage, plot_staircase
+from ..tee.design import validate_design
+from ..tee.fit import fit_posterior
+from .dgp import tee_dgp
+from .plugin import plugin_fit
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -171,10 +175,6 @@ def simulate_one(
     """Simulate one data set and return the interval rows of every method (see
     :class:`CoverageStudy`).
     """
-    from ..tee.design import validate_design
-    from ..tee.fit import fit_posterior
-    from .plugin import plugin_fit
-
     rng = np.random.default_rng(seed)
     df = dgp(**design, **dgp_kwargs, random_seed=rng)
     truth = df.attrs["truth"]
@@ -566,8 +566,6 @@ def coverage_staircase(
     >>> study = coverage_staircase(n_items=(20, 200), n_sims=100, random_seed=1)  # doctest: +SKIP
     >>> plot_staircase(study)  # doctest: +SKIP
     """
-    from .dgp import tee_dgp
-
     scenarios = scenarios or STAIRCASE_SCENARIOS
     designs, names = [], {}
     for name, counts in scenarios.items():

@@ -25,7 +25,9 @@ import pandas as pd
 from .._core.exceptions import DiagnosticWarning
 from ..tee.components import divisors
 from ..tee.dstudy import FIELDS
+from ..tee.fit import fit_posterior
 from ..tee.terms import FACETS, model_terms
+from .dgp import TABLE8_SENSITIVITY, spread_levels, tee_dgp
 
 _ROLE_OF = {"n_items": "item", "n_prompts": "prompt", "n_temperatures": "temperature", "n_judges": "judge"}
 
@@ -67,8 +69,6 @@ def empirical_se(
     drawn with replacement from the pilot's panel of level effects ("judges like these"), the
     convention the projection uses.
     """
-    from .dgp import TABLE8_SENSITIVITY, spread_levels, tee_dgp
-
     rng = np.random.default_rng(random_seed)
     full = {**pilot, **target}
     lam = spread_levels(int(pilot.get("n_judges", 3)), TABLE8_SENSITIVITY["judge"])
@@ -129,9 +129,6 @@ def projection_coverage(
         ``empirical_se``, ``coverage`` (of the empirical SD when simulated, else the true SE)
         and ``median_ratio`` (projected median over the true SE).
     """
-    from ..tee.fit import fit_posterior
-    from .dgp import tee_dgp
-
     rng = np.random.default_rng(random_seed)
     roles = {role: role for field, role in _ROLE_OF.items() if pilot.get(field, 3) > 1}
     if pilot.get("n_replicates", 5) > 1:

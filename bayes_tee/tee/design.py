@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .._core.exceptions import DesignError, DesignWarning
+from ..pairwise.verdicts import recode, verdict_scores
 from .terms import FACETS, Term, model_terms
 
 ROLE_NAMES: tuple[str, ...] = (
@@ -368,8 +369,6 @@ def validate_design(
             "swapped= names a level of the presentation-order column; pass position='<column>' too."
         )
     if position is not None:
-        from ..pairwise.verdicts import recode, verdict_scores
-
         if swapped is not None:
             df = recode(df, verdict=outcome, order=position, swapped=swapped, out=outcome)
         else:

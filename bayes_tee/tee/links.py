@@ -23,6 +23,7 @@ import pandas as pd
 from scipy import stats
 
 from .._core import diagnostics as diag
+from .._core.intervals import summarize_samples
 from ..plots import plot_link_comparison
 from . import components as comp
 
@@ -91,8 +92,8 @@ def link_comparison(
     table = pd.concat(
         [
             table,
-            comp.summarize_samples(a, level, "lpm_share_"),
-            comp.summarize_samples(b, level, "glmm_share_"),
+            summarize_samples(a, level, "lpm_share_"),
+            summarize_samples(b, level, "glmm_share_"),
         ],
         axis=1,
     )
