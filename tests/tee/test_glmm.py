@@ -102,6 +102,7 @@ def test_recovery_on_the_logit_scale(which, request):
     assert rep["median"] == pytest.approx(np.pi**2 / 3)
 
 
+@pytest.mark.slow  # two GLMM fits, about 45 s each
 @pytest.mark.parametrize("which", ["half", "high"])
 def test_probability_scale_theta_matches_the_data(which, request):
     df, post = request.getfixturevalue(which)
