@@ -1,7 +1,9 @@
 import numpy as np
+import pytensor.tensor as pt
 import pytest
 
 import bayes_tee as bt
+from bayes_tee.tee import anova
 from bayes_tee.tee.anova import anova_estimates, strata
 
 ROLES = dict(
@@ -49,3 +51,33 @@ def test_swapped_truth_would_fail(big):
     est, truth = anova_estimates(d), df.attrs["truth"]
     # the check above is not vacuous: item:prompt and item:judge are told apart
     assert est["item:prompt"] != pytest.approx(truth["item:judge"], rel=0.12)
+
+
+@pytest.mark.parametrize("category", [None, "category"])
+def test_strata_statistics_equal_the_inclusion_exclusion_sums_of_squares(category):
+    """The rotated block sums (numpy and PyTensor) equal strata()'s effects, to rounding, also
+    far from zero (the shift keeps the digits).
+    """
+    df = bt.datasets.load("tee_demo")
+    d = bt.validate_design(
+        df,
+        outcome="score",
+        item="item",
+        prompt="prompt",
+        judge="judge",
+        temperature="temperature",
+        replicate="replicate",
+        category=category,
+    )
+    arr = 1e4 + np.random.default_rng(0).normal(size=[len(d.levels[f]) for f in d.facets])
+    old = anova._strata_parts(arr, d, 3.0)
+    groups = anova._pooled_groups([e[3] for e in old["entries"]])
+    expected = [sum(old["entries"][i][2] for i in g) for g in groups]
+    new = anova.strata_statistics(arr, d, 3.0, shift=1e4)
+    np.testing.assert_allclose(new["ss"], expected, rtol=1e-9)
+    assert new["grand_mean"] == pytest.approx(old["grand_mean"], rel=1e-12)
+    x = pt.tensor("x", shape=arr.shape)
+    sym = anova.strata_statistics(x, d, 3.0, shift=1e4)
+    np.testing.assert_allclose([float(v.eval({x: arr})) for v in sym["ss"]], expected, rtol=1e-9)
+    for f, dev, *_ in old["fixed"]:
+        np.testing.assert_allclose(sym["deviations"][f].eval({x: arr}), dev, atol=1e-9)

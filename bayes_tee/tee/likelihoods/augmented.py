@@ -30,7 +30,7 @@ def augmented_model(design: Design, priors: PriorSpec) -> pm.Model:
         u = pm.Flat("missing_cell_means__", shape=aug.n_latent, initval=np.zeros(aug.n_latent))
         z = centre + design.y_sd * u
         w = pt.inc_subtensor(pt.as_tensor(aug.observed_sum)[aug.latent_index], aug.latent_k / R * z)
-        stats = strata_statistics(w.reshape(aug.shape), aug.design, R)
+        stats = strata_statistics(w.reshape(aug.shape), aug.design, R, shift=design.y_mean)
         strata_potentials(
             design,
             priors,
