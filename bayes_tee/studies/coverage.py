@@ -28,16 +28,22 @@ are written to ``cache_dir`` as they finish, so an interrupted study resumes whe
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import inspect
 import json
+import multiprocessing as mp
 import os
+import pickle
+import sys
 import time
 import warnings
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
+import cloudpickle
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -312,6 +318,41 @@ def _study_key(
     return hashlib.sha1(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
+def _payload(*args) -> bytes:
+    """A chunk's arguments for a worker process, pickled by value where they must be: a ``dgp``
+    defined in the user's script or notebook travels as code, not as a name in ``__main__``.
+    """
+    return cloudpickle.dumps(args)
+
+
+def _run_payload(payload: bytes) -> pd.DataFrame:
+    """Worker entry point: :func:`_run_chunk` on the unpickled arguments."""
+    return _run_chunk(*pickle.loads(payload))
+
+
+@contextlib.contextmanager
+def _main_not_reimported(active: bool):
+    """Start spawned workers without re-running the user's main module.
+
+    ``spawn`` makes each worker import ``__main__`` from its file: that fails for a script read
+    from stdin (``<stdin>`` is not a file) and re-runs a script without a ``__main__`` guard in
+    every worker. The workers need nothing from it (the payload carries any code by value), so
+    while they start, ``__main__`` shows no file to import.
+    """
+    main = sys.modules.get("__main__")
+    saved = {k: getattr(main, k) for k in ("__file__", "__spec__") if hasattr(main, k)} if active else {}
+    try:
+        for k in saved:
+            if k == "__file__":
+                delattr(main, k)
+            else:
+                setattr(main, k, None)
+        yield
+    finally:
+        for k, v in saved.items():
+            setattr(main, k, v)
+
+
 def _submit(executor, fn, *args):
     return executor.submit(fn, *args, pure=False) if _is_dask(executor) else executor.submit(fn, *args)
 
@@ -453,16 +494,15 @@ def coverage_study(
         else:
             own = None
             if executor is None:
-                import multiprocessing as mp
-                from concurrent.futures import ProcessPoolExecutor
-
                 own = executor = ProcessPoolExecutor(
                     max_workers=n_workers, mp_context=mp.get_context("spawn")
                 )
             try:
-                futures = {
-                    _submit(executor, _run_chunk, *args(i, sims)): (key, len(sims)) for i, key, sims in tasks
-                }
+                with _main_not_reimported(own is not None):
+                    futures = {
+                        _submit(executor, _run_payload, _payload(*args(i, sims))): (key, len(sims))
+                        for i, key, sims in tasks
+                    }
                 for fut in _as_completed(executor, list(futures)):
                     key, n = futures[fut]
                     store(key, fut.result())

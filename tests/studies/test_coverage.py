@@ -121,3 +121,31 @@ def test_staircase_of_the_plugin():
 def test_bad_method_is_refused():
     with pytest.raises(ValueError, match="Unknown method"):
         bt.simulate.coverage_study(bt.simulate.tee_dgp, [SMALL], n_sims=2, methods=["reml"])
+
+
+SCRIPT = """
+import bayes_tee as bt
+print("TOP-LEVEL RAN")
+
+def my_dgp(**kw):  # defined in the script: the workers get it by value
+    return bt.simulate.tee_dgp(**kw)
+
+study = bt.simulate.coverage_study(
+    my_dgp, [dict(n_items=20, n_prompts=2, n_judges=2, n_temperatures=1, n_replicates=2)],
+    n_sims=4, methods=["naive"], n_workers=2, random_seed=1, progressbar=False)
+print("ROWS", len(study.results))
+"""
+
+
+@pytest.mark.slow
+def test_coverage_study_runs_from_stdin_and_from_a_script_without_a_main_guard(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "study.py"
+    path.write_text(SCRIPT)
+    for cmd, stdin in (([sys.executable, "-"], SCRIPT), ([sys.executable, str(path)], None)):
+        out = subprocess.run(cmd, input=stdin, capture_output=True, text=True, timeout=600)
+        assert out.returncode == 0, out.stderr[-2000:]
+        assert out.stdout.count("TOP-LEVEL RAN") == 1, out.stdout  # not re-run in the workers
+        assert "ROWS 8" in out.stdout
