@@ -16,6 +16,7 @@ warning when the diagnostics fail.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import time
@@ -23,6 +24,7 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
+import xarray as xr
 
 from .._core import diagnostics as diag
 from .._core.priors import PriorSpec, get_prior
@@ -31,6 +33,43 @@ from .._core.trees import draws_tree
 from .design import Design, validate_design
 from .likelihoods import build_model, choose_method, get_likelihood
 from .posterior import Posterior
+
+
+def standardize(design: Design) -> tuple[Design, float, float]:
+    """The design with its scores standardised (mean 0, SD 1), and the location and scale.
+
+    Every prior is relative to the outcome's mean and SD, so the model on standardised scores is
+    the same model; sampling it keeps the sampler's arithmetic near unit scale whatever the
+    user's units (scores times 1e12 otherwise overflow the sums of squares and the step size).
+    The GLMM's 0/1 outcomes are left as they are.
+
+    >>> import bayes_tee as bt
+    >>> d = bt.validate_design(bt.datasets.load("tee_demo"), outcome="score", item="item")
+    >>> std, loc, scale = standardize(d)
+    >>> std.y_mean, std.y_sd, loc == d.y_mean
+    (0.0, 1.0, True)
+    """
+    if design.family == "binomial" or not (np.isfinite(design.y_sd) and design.y_sd > 0):
+        return design, 0.0, 1.0
+    loc, scale = float(design.y_mean), float(design.y_sd)
+    cells = design.cells.assign(mean=(design.cells["mean"] - loc) / scale, ss=design.cells["ss"] / scale**2)
+    row_y = None if design.row_y is None else (design.row_y - loc) / scale
+    return dataclasses.replace(design, cells=cells, y_mean=0.0, y_sd=1.0, row_y=row_y), loc, scale
+
+
+def unstandardize(posterior: xr.Dataset, loc: float, scale: float) -> xr.Dataset:
+    """Draws of a fit to standardised scores on the user's scale: SDs, fixed and centred random
+    effects times ``scale``, the grand mean ``mu * scale + loc``; standard-normal (non-centred)
+    coordinates stay as they are.
+    """
+    out = posterior.copy()
+    for name in out.data_vars:
+        v = str(name)
+        if v == "mu":
+            out[v] = out[v] * scale + loc
+        elif v.startswith(("sigma_", "re_")) or v.endswith("_effect"):
+            out[v] = out[v] * scale
+    return out
 
 
 def layout_key(design: Design, spec: PriorSpec, method: str, extra: object = None) -> str:
@@ -168,15 +207,18 @@ def fit_posterior(
         target_accept = 0.95 if design.family == "binomial" else 0.9
     seed = int(np.random.default_rng().integers(2**31)) if random_seed is None else int(random_seed)
     t0 = time.perf_counter()
-    model = build_model(design, spec, method=method)
+    # the likelihood sees standardised scores; the draws are put back on the user's scale below
+    std, loc, scale = standardize(design)
+    model = build_model(std, spec, method=method)
     reuse = None
     if lk.data is not None:
-        reuse = (layout_key(design, spec, method, lk.key(design) if lk.key else None), lk.data(design))
+        reuse = (layout_key(std, spec, method, lk.key(std) if lk.key else None), lk.data(std))
     idata, timing = sample(
         model, sampler, chains, tune, draws, target_accept, seed, progressbar, reuse, cached=lk.disk_cached
     )
     posterior = idata["posterior"].to_dataset()
     posterior = posterior[[v for v in posterior.data_vars if not str(v).endswith("__")]]
+    posterior = unstandardize(posterior, loc, scale)
     if lk.postprocess is not None:
         posterior = lk.postprocess(posterior)
     idata = draws_tree(posterior, idata)
@@ -190,6 +232,7 @@ def fit_posterior(
         "build_s": round(timing["start"] - t0, 3),
         **timing["durations"],
         "n_free_parameters": int(sum(np.size(v) for v in model.initial_point().values())),
+        "standardized": {"location": loc, "scale": scale},
     }
     post = Posterior(idata, design, spec, method, info)
     diag.warn_if_failed(post.diagnostics(), stacklevel=2)

@@ -236,6 +236,7 @@ def test_bayesian_noise_refuses_real_valued_metrics():
         bt.noise.paired(df).bayes()
 
 
+@pytest.mark.slow
 def test_bayes_keeps_the_exact_estimators_small_k_setting():
     rng = np.random.default_rng(5)
     df, _ = _binomial_panel(rng, n_q=60, k=(2, 4), models=2)

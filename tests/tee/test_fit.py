@@ -174,3 +174,20 @@ def test_theta_intervals(demo_post):
     assert th["tee_low"] < th["panel_low"] < th["estimate"] < th["panel_high"] < th["tee_high"]
     assert th["se_ratio"] > 3  # the single-number SE hides most of the noise here
     assert th["tee_se"] == pytest.approx(np.sqrt(demo_post.shares().attrs["var_theta"]["median"]), rel=0.6)
+
+
+@pytest.mark.parametrize("scale, shift", [(1e12, 0.0), pytest.param(1e-9, 5e3, marks=pytest.mark.slow)])
+def test_extreme_scales_fit_cleanly_and_answer_on_the_users_scale(demo_df, demo_post, scale, shift):
+    """Scores in any units: the likelihood sees standardised scores, the draws come back on the
+    user's scale (components times scale^2, theta times scale plus the shift).
+    """
+    df = demo_df.assign(score=demo_df["score"] * scale + shift)
+    post = bt.fit_posterior(df, **ROLES, category="category", random_seed=1, progressbar=False)
+    d = post.diagnostics()
+    assert d["ok"], d["problems"]
+    ours = post.components().set_index("component")["median"] / scale**2
+    ref = demo_post.components().set_index("component")
+    # within the reference posterior's own spread (Monte Carlo differences only)
+    assert ((ours - ref["median"]).abs() <= 0.25 * (ref["high"] - ref["low"])).all(), (ours, ref["median"])
+    th = post.theta().iloc[0]
+    assert (th["estimate"] - shift) / scale == pytest.approx(demo_post.theta()["estimate"].iloc[0], abs=0.05)
