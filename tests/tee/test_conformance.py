@@ -1,0 +1,118 @@
+"""Every public Posterior method on a small fit of every likelihood and layout (scikit-learn's
+``check_estimator`` idea): each works, or raises one clear error from bayes_tee's own code that
+names the limitation, never a traceback from deep inside a library.
+"""
+
+from __future__ import annotations
+
+import traceback
+import warnings
+
+import numpy as np
+import pytest
+
+import bayes_tee as bt
+
+pytestmark = pytest.mark.slow  # one compile per layout
+
+SMALL = dict(draws=100, tune=100, chains=2, random_seed=1, progressbar=False)
+ROLES = dict(
+    outcome="score",
+    item="item",
+    prompt="prompt",
+    judge="judge",
+    temperature="temperature",
+    replicate="replicate",
+)
+
+
+def _pilot(loss=0.0, **kw):
+    df = bt.simulate.tee_dgp(
+        n_items=12, n_prompts=3, n_judges=3, n_temperatures=2, n_replicates=3, random_seed=4, **kw
+    )
+    return df[np.random.default_rng(5).random(len(df)) >= loss]
+
+
+def _fit(df, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bt.DiagnosticWarning)
+        return bt.fit_posterior(df, **{**SMALL, **kw})
+
+
+LAYOUTS = {
+    "balanced": lambda: _fit(_pilot(), **ROLES),
+    "augmented": lambda: _fit(_pilot(0.05), **ROLES, method="augmented"),
+    "marginal": lambda: _fit(_pilot(0.05), **ROLES, method="marginal"),
+    "cells": lambda: _fit(_pilot(0.05), **ROLES, method="cells"),
+    "random judges": lambda: _fit(_pilot(0.05), **ROLES, judge_effect="random"),
+    "categories": lambda: _fit(_pilot(n_categories=3), **ROLES, category="category"),
+    "binomial": lambda: _fit(_pilot(outcome="bernoulli"), **ROLES, family="binomial"),
+    "single facet": lambda: _fit(
+        _pilot()[
+            lambda d: (
+                (d["prompt"] == d["prompt"].iloc[0])
+                & (d["judge"] == d["judge"].iloc[0])
+                & (d["temperature"] == d["temperature"].iloc[0])
+            )
+        ],
+        outcome="score",
+        item="item",
+        replicate="replicate",
+    ),
+    "pairwise": lambda: _fit(
+        bt.simulate.pairwise_battles(n_items=40, n_prompts=2, n_judges=2, random_seed=3),
+        outcome="slot_winner",
+        item="item",
+        prompt="prompt",
+        judge="judge",
+        position="order",
+        swapped="BA",
+    ),
+}
+
+CALLS = {
+    "components": lambda p, tmp: p.components(),
+    "shares": lambda p, tmp: p.shares(n_items=24),
+    "shares (probability)": lambda p, tmp: p.shares(
+        scale="probability", n_draws=20, sims_per_draw=20, random_seed=1
+    ),
+    "theta": lambda p, tmp: p.theta(n_draws=20, sims_per_draw=20),
+    "dstudy": lambda p, tmp: p.dstudy(n_items=[10, 20]),
+    "interventions": lambda p, tmp: p.interventions(),
+    "allocate": lambda p, tmp: p.allocate(budget=2000),
+    "simulate_design": lambda p, tmp: p.simulate_design(
+        n_items=10, n_draws=10, sims_per_draw=10, random_seed=1
+    ),
+    "sensitivity": lambda p, tmp: p.sensitivity(),
+    "gaming_surface": lambda p, tmp: p.gaming_surface(k=5),
+    "writeup": lambda p, tmp: p.writeup(),
+    "summary": lambda p, tmp: p.summary(),
+    "save/load": lambda p, tmp: bt.load(p.save(tmp / "p.nc")).shares(),
+    "plots": lambda p, tmp: [p.plot_shares(), p.plot_dstudy(), p.plot_interventions()],
+    "report": lambda p, tmp: p.report(tmp / "r.html"),
+}
+
+
+@pytest.fixture(scope="module", params=list(LAYOUTS))
+def fitted(request):
+    return request.param, LAYOUTS[request.param]()
+
+
+@pytest.mark.parametrize("call", list(CALLS))
+def test_method_works_or_says_why(fitted, call, tmp_path):
+    import matplotlib.pyplot as plt
+
+    layout, post = fitted
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", bt.DiagnosticWarning)  # few draws, by design
+            warnings.simplefilter("ignore", UserWarning)
+            CALLS[call](post, tmp_path)
+    except (ValueError, bt.DesignError, NotImplementedError) as err:
+        frames = traceback.extract_tb(err.__traceback__)
+        assert "bayes_tee" in frames[-1].filename, (
+            f"{layout} / {call}: {type(err).__name__} from {frames[-1].filename}: {err}"
+        )
+        assert len(str(err)) > 20, f"{layout} / {call}: an error that does not say why: {err!r}"
+    finally:
+        plt.close("all")
