@@ -4,11 +4,8 @@ import re
 import shutil
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
 import pytest
 
 import bayes_tee as bt
@@ -207,23 +204,3 @@ def test_demo_in_a_fresh_process_prints_no_library_warnings(tmp_path):
     assert not [line for line in out.stderr.splitlines() if re.search(r"Warning|warn", line)], out.stderr[
         -2000:
     ]
-
-
-@pytest.mark.slow
-def test_report_of_a_pilot_with_calls_lost_at_random(pilot, tmp_path, capsys):
-    """The CLI's main output on the data users have: fit a pilot with 5% of calls lost (the
-    augmented likelihood, whose power-scaling goes through the marginal model), then report.
-    """
-    df = pd.read_csv(pilot / "pilot.csv")
-    df = df[np.random.default_rng(3).random(len(df)) > 0.05]
-    (tmp_path / "lossy.csv").write_text(df.to_csv(index=False))
-    nc, html = tmp_path / "lossy.nc", tmp_path / "lossy.html"
-    argv = ["fit", str(tmp_path / "lossy.csv"), "--roles", str(pilot / "roles.toml"), "--out", str(nc)]
-    assert main([*argv, "--draws", "300", "--tune", "300", "--quiet"]) == 0
-    assert bt.load(nc).method == "augmented"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", bt.DiagnosticWarning)
-        assert main(["report", str(nc), "--html", str(html)]) == 0
-    page = html.read_text()
-    for section in SECTIONS:
-        assert section in page, section
