@@ -35,7 +35,7 @@ demo: $(STAMP)
 ## ruff lint and format check (part of `make test`)
 LINTED := bayes_tee tests scripts benchmarks
 lint: $(STAMP)
-	$(BIN)/ruff check $(LINTED)
+	$(BIN)/ruff check $(LINTED) notebooks
 	$(BIN)/ruff format --check $(LINTED)
 
 ## Lint, then the whole test suite on the locked stack (two pytest-xdist workers)
