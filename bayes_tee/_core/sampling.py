@@ -1,9 +1,15 @@
 """The one sampler entry point (:func:`sample`) and the compiled-model cache of this process.
 
 Every fit in the package (TEE, judge calibration, paired noise) samples through :func:`sample`:
-nutpie by default, PyMC's own NUTS on request. A model whose layout was compiled before in this
-process is refitted through nutpie's ``with_data`` instead of being recompiled; the caller
-names the layout (a key) and the data containers that change.
+nutpie by default, PyMC's own NUTS on request. How nutpie gets the log density:
+
+- a likelihood written in NumPy (:mod:`bayes_tee._core.density`) is sampled as it is, with
+  nothing to compile: the first fit of a layout in a process;
+- a layout refitted in the same process (a coverage study, a bootstrap) is compiled once into
+  nutpie's numba C callback (about 4x cheaper per evaluation, 10-30 s to compile) and every
+  later fit reuses it through ``with_data``; the caller names the layout (a key) and the data
+  containers that change;
+- anything else compiles the PyMC model into the C callback.
 """
 
 from __future__ import annotations
@@ -12,26 +18,31 @@ import os
 import time
 import warnings
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Literal
 
 import nutpie
 import pymc as pm
 import xarray as xr
 
-from .compile import compile_cached, compile_native
+from .compile import compile_density, compile_native
+from .density import Density
 
 #: Compiled models kept in this process, by layout key.
 _COMPILED: OrderedDict[str, object] = OrderedDict()
 _COMPILED_MAX = 8
+#: Layout keys fitted once in this process through their NumPy density.
+_SEEN: set[str] = set()
 
 
 def clear_cache() -> None:
-    """Forget every compiled model of this process (the next fit of each layout compiles anew)."""
+    """Forget every compiled model of this process (the next fit of each layout starts afresh)."""
     _COMPILED.clear()
+    _SEEN.clear()
 
 
 def sample(
-    model: pm.Model,
+    model: pm.Model | Callable[[], pm.Model],
     sampler: Literal["nutpie", "pymc"],
     chains: int,
     tune: int,
@@ -40,13 +51,15 @@ def sample(
     seed: int | None,
     progressbar: bool,
     reuse: tuple[str, dict] | None = None,
-    cached: bool = False,
+    density: Density | None = None,
 ) -> tuple[xr.DataTree, dict]:
     """Sample ``model`` with nutpie or PyMC: the one sampler entry point of every fit.
 
+    ``model`` is a PyMC model, or a function that builds it (called only when it is needed).
     ``reuse=(layout key, data)`` reuses a compiled model of this process (the key says when two
-    models are the same up to the data containers named in ``data``); ``cached=True`` compiles
-    a new layout through PyTensor's disk cache (:mod:`bayes_tee._core.compile`).
+    models are the same up to the data containers named in ``data``). ``density``, the same
+    model as a NumPy log density, is what nutpie samples on a layout's first fit in this process
+    (see the module docstring).
 
     Returns
     -------
@@ -60,14 +73,22 @@ def sample(
     >>> idata, timing = sample(model, "nutpie", 4, 1000, 1000, 0.9, 1, False)  # doctest: +SKIP
     """
     start = time.perf_counter()
+    key = reuse[0] if reuse is not None else None
+    if sampler == "nutpie" and density is not None and key not in _COMPILED and key not in _SEEN:
+        if key is not None:
+            _SEEN.add(key)
+        compiled = compile_density(density)
+        return _run_nutpie(
+            compiled, chains, tune, draws, target_accept, seed, progressbar, start, False, "none"
+        )
+    if not isinstance(model, pm.Model):
+        model = model()
     if sampler == "nutpie":
         with warnings.catch_warnings():
             # numba's hint that np.dot is faster on contiguous arrays, raised while compiling
             # the Woodbury terms on a cold cache: a compiler note, not a user problem
             warnings.filterwarnings("ignore", category=_numba_performance_warning())
-            return _sample_nutpie(
-                model, chains, tune, draws, target_accept, seed, progressbar, reuse, start, cached
-            )
+            return _sample_nutpie(model, chains, tune, draws, target_accept, seed, progressbar, reuse, start)
     if sampler == "pymc":
         with model:
             idata = pm.sample(
@@ -98,9 +119,9 @@ def _numba_performance_warning() -> type[Warning]:
     return NumbaPerformanceWarning
 
 
-def _sample_nutpie(model, chains, tune, draws, target_accept, seed, progressbar, reuse, start, cached):
+def _sample_nutpie(model, chains, tune, draws, target_accept, seed, progressbar, reuse, start):
     entry = _COMPILED.get(reuse[0]) if reuse is not None else None
-    if entry is not None and entry[2] == "native":
+    if entry is not None:
         _COMPILED.move_to_end(reuse[0])
         old_model, compiled, kind = entry
         # the initial-point function reads the cached model's data containers: update them
@@ -112,17 +133,17 @@ def _sample_nutpie(model, chains, tune, draws, target_accept, seed, progressbar,
         compiled = compiled.with_data(**{k: v for k, v in reuse[1].items() if k in names})
         reused = True
     else:
-        # the first fit of a layout in this process compiles through the disk cache when the
-        # likelihood allows; a layout refitted in the same process (a study, a bootstrap) gets
-        # nutpie's C callback, compiled once, which samples each refit about 4x faster
-        reused = False
-        kind = "cached" if cached and entry is None else "native"
-        compiled = compile_cached(model) if kind == "cached" else compile_native(model)
+        reused, kind = False, "native"
+        compiled = compile_native(model)
         if reuse is not None:
             _COMPILED[reuse[0]] = (model, compiled, kind)
             _COMPILED.move_to_end(reuse[0])
             while len(_COMPILED) > _COMPILED_MAX:
                 _COMPILED.popitem(last=False)
+    return _run_nutpie(compiled, chains, tune, draws, target_accept, seed, progressbar, start, reused, kind)
+
+
+def _run_nutpie(compiled, chains, tune, draws, target_accept, seed, progressbar, start, reused, kind):
     t1 = time.perf_counter()
     idata = nutpie.sample(
         compiled,

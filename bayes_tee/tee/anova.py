@@ -171,7 +171,7 @@ def strata_statistics(arr, design: Design, replicates: float, shift: float = 0.0
         (fixed term -> level deviations).
     """
     xp = np if isinstance(arr, np.ndarray) else pt
-    blocks = _stratum_blocks(design)
+    blocks = stratum_blocks(design)
     F = len(design.facets)
     x = arr - shift
     # rotate every axis but the first (items) with its small dense Helmert matrix; each
@@ -212,7 +212,7 @@ def _helmert(n: int) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class _Blocks:
+class StratumBlocks:
     """Where each stratum sits in the Helmert-rotated cell-mean array of a balanced design."""
 
     levels: tuple[int, ...]
@@ -227,7 +227,8 @@ class _Blocks:
     category_weights: np.ndarray | None
 
 
-def _stratum_blocks(design: Design) -> _Blocks:
+def stratum_blocks(design: Design) -> StratumBlocks:
+    """Where each stratum sits in the Helmert-rotated cell-mean array of the (balanced) ``design``."""
     facets = design.facets
     L = tuple(len(design.levels[f]) for f in facets)
     fixed_terms = {t.label for t in design.terms if t.kind == "fixed"}
@@ -253,7 +254,7 @@ def _stratum_blocks(design: Design) -> _Blocks:
     # the pooling of strata(): labels in its entry order (category before item), grouped by EMS
     entries = _strata_parts(np.zeros(L), design, 1.0)["entries"]
     pooled = tuple(tuple(entries[i][0] for i in g) for g in _pooled_groups([e[3] for e in entries]))
-    return _Blocks(
+    return StratumBlocks(
         L,
         tuple(_helmert(n) for n in L),
         tuple(strata_list),

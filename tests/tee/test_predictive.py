@@ -5,11 +5,15 @@ formulas, and the coverage of the projection over repeated simulated pilots.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
+from arviz_stats import ess
 
 import bayes_tee as bt
+from bayes_tee._core import sampling
 from bayes_tee.studies import repeated as rp
 from bayes_tee.tee import dstudy as ds
 from bayes_tee.tee import predictive as pr
@@ -152,8 +156,6 @@ def test_seed002_strategies_match_their_closed_forms():
 
 @pytest.mark.slow
 def test_compiled_model_reuse_gives_the_same_draws():
-    from bayes_tee._core import sampling
-
     kw = dict(
         outcome="score",
         item="item",
@@ -173,22 +175,26 @@ def test_compiled_model_reuse_gives_the_same_draws():
         n_items=12, n_prompts=2, n_judges=2, n_temperatures=1, n_replicates=2, random_seed=2
     )
     sampling.clear_cache()
-    import warnings
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bt.DiagnosticWarning)
-        first = bt.fit_posterior(d1, **kw)  # a new layout: PyTensor's disk-cached functions
+        first = bt.fit_posterior(d1, **kw)  # a new layout: the NumPy density, nothing compiled
         again = bt.fit_posterior(d1, **kw)  # refitted in-process: nutpie's C callback, once
         reused = bt.fit_posterior(d2, **kw)  # ... then reused with new scores
-        assert (first.info["compiled_with"], again.info["compiled_with"]) == ("cached", "native")
+        assert (first.info["compiled_with"], again.info["compiled_with"]) == ("none", "native")
         assert not again.info["reused_compiled"] and reused.info["reused_compiled"]
         sampling.clear_cache()
+        assert bt.fit_posterior(d2, **kw).info["compiled_with"] == "none"
         fresh = bt.fit_posterior(d2, **kw)
-        assert not fresh.info["reused_compiled"] and fresh.info["compiled_with"] == "cached"
-    # both compile paths and the reuse give the same draws
+        assert not fresh.info["reused_compiled"] and fresh.info["compiled_with"] == "native"
+    # a reused compiled model gives the draws of a fresh compile
     for v in ("sigma_item", "mu", "judge_effect"):
-        np.testing.assert_array_equal(first.idata.posterior[v].values, again.idata.posterior[v].values)
         np.testing.assert_array_equal(reused.idata.posterior[v].values, fresh.idata.posterior[v].values)
+    # the density and the compiled PyMC model are the same posterior: means agree within
+    # their Monte Carlo errors
+    for v in ("sigma_item", "mu", "sigma_replicate"):
+        a, b = first.idata.posterior[v], again.idata.posterior[v]
+        mcse = np.hypot(*(float(x.std()) / np.sqrt(float(ess(x, method="bulk"))) for x in (a, b)))
+        assert abs(float(a.mean() - b.mean())) < 4 * mcse, v
 
 
 @pytest.mark.slow

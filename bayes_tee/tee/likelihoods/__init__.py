@@ -36,6 +36,7 @@ import numpy as np
 import pymc as pm
 import xarray as xr
 
+from ..._core.density import Density
 from ..._core.priors import PriorSpec
 from ..augment import MAX_LATENT_SHARE, augment_layout
 from ..design import Design
@@ -51,6 +52,7 @@ from .binomial import (
 from .cells import cell_model
 from .marginal import marginal_cost, marginal_layout, marginal_model
 from .parts import choose_centering, term_levels
+from .strata_density import augmented_density, balanced_density
 
 Method = Literal["balanced", "augmented", "marginal", "cells", "rows", "binomial"]
 
@@ -78,16 +80,16 @@ class Likelihood:
     key : callable or None
         ``design -> object``: anything besides the layout that changes the compiled model
         (the GLMM's per-term centring).
-    disk_cached : bool
-        Compile through PyTensor's disk cache (a handful of parameters and a log density that
-        costs microseconds: a new process on the same layout skips the numba compile,
-        benchmarks/bench_compile.py); the others use nutpie's GIL-free C callback.
     postprocess : callable or None
         ``posterior Dataset -> Dataset`` after sampling (the GLMM's fixed logistic residual).
     loglik : str
         The likelihood whose potentials give this fit's log likelihood per draw for
         power-scaling (``augmented`` keeps no latent values; ``marginal`` is its exact
         likelihood with the same parameters).
+    density : callable or None
+        ``(design, priors) -> Density``: the same model as a NumPy log density with its
+        gradient (:mod:`bayes_tee._core.density`), which nutpie samples without compiling;
+        ``None`` when the model is only a PyMC graph.
     """
 
     name: str
@@ -95,12 +97,17 @@ class Likelihood:
     build: Callable[[Design, PriorSpec, dict | None], pm.Model]
     data: Callable[[Design], dict[str, np.ndarray]] | None = None
     key: Callable[[Design], object] | None = None
-    disk_cached: bool = False
     postprocess: Callable[[xr.Dataset], xr.Dataset] | None = None
     loglik: str = ""
+    density: Callable[[Design, PriorSpec], Density] | None = None
 
 
 def _rows(design: Design, priors: PriorSpec, centering: dict | None) -> pm.Model:
+    if design.row_cell is None:
+        raise ValueError(
+            "method='rows' (one likelihood term per call) needs the rows in memory: pass a pandas "
+            "DataFrame, or use method='auto' (the per-cell likelihoods give the same posterior)."
+        )
     if design.family == "binomial":
         return binomial_model(design, priors, rows=True)
     return cell_model(design, priors, centering or choose_centering(design), rows=True)
@@ -115,10 +122,16 @@ LIKELIHOODS: dict[str, Likelihood] = {
             "gaussian",
             lambda d, p, c: balanced_model(d, p),
             data=balanced_data,
-            disk_cached=True,
             loglik="balanced",
+            density=balanced_density,
         ),
-        Likelihood("augmented", "gaussian", lambda d, p, c: augmented_model(d, p), loglik="marginal"),
+        Likelihood(
+            "augmented",
+            "gaussian",
+            lambda d, p, c: augmented_model(d, p),
+            loglik="marginal",
+            density=augmented_density,
+        ),
         Likelihood("marginal", "gaussian", lambda d, p, c: marginal_model(d, p), loglik="marginal"),
         Likelihood(
             "cells",
@@ -150,7 +163,7 @@ def get_likelihood(method: str, design: Design) -> Likelihood:
 
     Examples
     --------
-    >>> get_likelihood("balanced", d).disk_cached
+    >>> get_likelihood("balanced", d).density is not None
     True
     """
     if method not in LIKELIHOODS:
