@@ -237,7 +237,8 @@ def _closest(name: str, columns: list[str]) -> str:
     return f" Did you mean {match[0]!r}?" if match else ""
 
 
-def _check_roles(df: pd.DataFrame, roles: Roles) -> None:
+def check_roles(df: pd.DataFrame, roles: Roles) -> None:
+    """Every role is a string naming a distinct column of ``df``; the error names the fix."""
     given = {k: v for k, v in roles.as_dict().items() if v is not None}
     for role, col in given.items():
         if not isinstance(col, str):
@@ -363,7 +364,7 @@ def validate_design(
             f"family must be 'gaussian' (linear model) or 'binomial' (logit GLMM), got {family!r}."
         )
     roles = Roles(outcome, item, prompt, judge, temperature, replicate, category, position)
-    _check_roles(df, roles)
+    check_roles(df, roles)
     if swapped is not None and position is None:
         raise DesignError(
             "swapped= names a level of the presentation-order column; pass position='<column>' too."
@@ -400,28 +401,8 @@ def validate_design(
             + ", ".join(f"{v} row(s) where {k}" for k, v in dropped.items())
             + f"; {len(data)} of {len(df)} rows used."
         )
-    levels: dict[str, tuple[str, ...]] = {}
-    codes: dict[str, np.ndarray] = {}
-    facets: list[str] = []
-    for f in FACETS:
-        col = getattr(roles, f)
-        if col is None:
-            continue
-        codes[f], levels[f] = _level_codes(data[col])
-        if len(levels[f]) >= 2:
-            facets.append(f)
-        elif f == "item":
-            raise DesignError(
-                f"Item column {item!r} has a single level ({levels[f][0]!r}); the decomposition "
-                "needs two or more items. Check the column or the rows kept."
-            )
-        else:
-            notes.append(
-                f"{f} column {col!r} has a single level ({levels[f][0]!r}): its terms are "
-                "dropped from the model."
-            )
-
-    categories, item_category = _categories(data, roles, codes["item"], levels["item"], notes)
+    codes, levels, facets = facet_codes(data, roles, notes)
+    categories, item_category = categories_of(data, roles, codes["item"], levels["item"], notes)
 
     cell_codes = np.stack([codes[f] for f in facets], axis=1)
     if replicate is not None:
@@ -434,38 +415,102 @@ def validate_design(
                 "leave replicate=None to count every row of a cell as a replicate."
             )
     cells, row_cell = _cell_stats(cell_codes, yv, facets)
+    non_binary = np.unique(yv[~np.isin(yv, (0.0, 1.0))])[:3].tolist()
+    y_sd = float(np.std(yv, ddof=1)) if len(yv) > 1 else 0.0
+    return assemble_design(
+        roles,
+        facets,
+        levels,
+        categories,
+        item_category,
+        cells,
+        notes,
+        summary=dict(n_rows=int(len(yv)), dropped=dropped, y_mean=float(np.mean(yv)), y_sd=y_sd),
+        non_binary=non_binary,
+        options=dict(judge_effect=judge_effect, family=family, overdispersion=overdispersion),
+        warn=warn,
+        rows=(row_cell, yv),
+    )
+
+
+def facet_codes(
+    data: pd.DataFrame, roles: Roles, notes: list[str]
+) -> tuple[dict[str, np.ndarray], dict[str, tuple[str, ...]], list[str]]:
+    """Level codes and labels of every facet column of ``data`` (rows, or one row per cell),
+    and the facets with two or more levels; a facet with one level is noted and left out.
+    """
+    levels: dict[str, tuple[str, ...]] = {}
+    codes: dict[str, np.ndarray] = {}
+    facets: list[str] = []
+    for f in FACETS:
+        col = getattr(roles, f)
+        if col is None:
+            continue
+        codes[f], levels[f] = _level_codes(data[col])
+        if len(levels[f]) >= 2:
+            facets.append(f)
+        elif f == "item":
+            raise DesignError(
+                f"Item column {roles.item!r} has a single level ({levels[f][0]!r}); the decomposition "
+                "needs two or more items. Check the column or the rows kept."
+            )
+        else:
+            notes.append(
+                f"{f} column {col!r} has a single level ({levels[f][0]!r}): its terms are "
+                "dropped from the model."
+            )
+    return codes, levels, facets
+
+
+def assemble_design(
+    roles: Roles,
+    facets: list[str],
+    levels: dict[str, tuple[str, ...]],
+    categories: tuple[str, ...] | None,
+    item_category: np.ndarray | None,
+    cells: pd.DataFrame,
+    notes: list[str],
+    *,
+    summary: dict,
+    non_binary: list,
+    options: dict,
+    warn: bool,
+    rows: tuple[np.ndarray, np.ndarray] | None = None,
+) -> Design:
+    """The :class:`Design` from per-cell statistics (``cells``: facet codes, ``n``, ``mean``,
+    ``ss``) and the outcome's summary (``n_rows``, ``dropped``, ``y_mean``, ``y_sd``); ``rows``
+    is each row's cell and score when the rows are in memory.
+    """
     n_counts = [len(levels[f]) for f in facets]
     balanced = len(cells) == int(np.prod(n_counts)) and cells["n"].nunique() == 1
     if balanced and item_category is not None:
         balanced = len(set(np.bincount(item_category).tolist())) == 1
-
-    binary = bool(np.isin(yv, (0.0, 1.0)).all())
-    if family == "binomial" and not binary:
-        bad = np.unique(yv[~np.isin(yv, (0.0, 1.0))])[:3].tolist()
+    family, overdispersion = options["family"], options["overdispersion"]
+    outcome = roles.outcome
+    if family == "binomial" and non_binary:
         raise DesignError(
             f"family='binomial' needs a 0/1 outcome, but column {outcome!r} has other values "
-            f"(e.g. {bad}). Recode it to 0/1 (e.g. df[{outcome!r}] = (df[{outcome!r}] > threshold)"
+            f"(e.g. {non_binary}). Recode it to 0/1 (e.g. df[{outcome!r}] = (df[{outcome!r}] > threshold)"
             ".astype(int)) or use family='gaussian' for graded scores."
         )
     if overdispersion is None:
         overdispersion = bool((cells["n"] > 1).any())
-    y_sd = float(np.std(yv, ddof=1)) if len(yv) > 1 else 0.0
-    if y_sd == 0.0:
+    if summary["y_sd"] == 0.0:
         raise DesignError(
-            f"Outcome {outcome!r} is constant ({yv[0]!r}) over the rows used: there is no "
+            f"Outcome {outcome!r} is constant ({summary['y_mean']!r}) over the rows used: there is no "
             "variance to decompose."
         )
     terms = model_terms(
         tuple(facets),
         replicates=bool((cells["n"] > 1).any()),
         category=categories is not None,
-        judge_effect=judge_effect,
+        judge_effect=options["judge_effect"],
         family=family,
         overdispersion=bool(overdispersion),
     )
     if warn:
         for note in notes:
-            warnings.warn(note, DesignWarning, stacklevel=2)
+            warnings.warn(note, DesignWarning, stacklevel=3)
     return Design(
         roles=roles,
         facets=tuple(facets),
@@ -473,29 +518,32 @@ def validate_design(
         categories=categories,
         item_category=item_category,
         cells=cells,
-        n_rows=int(len(yv)),
-        dropped=dropped,
+        n_rows=int(summary["n_rows"]),
+        dropped=summary["dropped"],
         notes=tuple(notes),
         balanced=bool(balanced),
-        y_mean=float(np.mean(yv)),
-        y_sd=y_sd,
-        binary=binary,
-        judge_effect=judge_effect,
+        y_mean=float(summary["y_mean"]),
+        y_sd=float(summary["y_sd"]),
+        binary=not non_binary,
+        judge_effect=options["judge_effect"],
         family=family,
         overdispersion=bool(overdispersion),
         terms=tuple(terms),
-        row_cell=row_cell,
-        row_y=yv,
+        row_cell=None if rows is None else rows[0],
+        row_y=None if rows is None else rows[1],
     )
 
 
-def _categories(
+def categories_of(
     data: pd.DataFrame,
     roles: Roles,
     item_codes: np.ndarray,
     item_levels: tuple[str, ...],
     notes: list[str],
 ) -> tuple[tuple[str, ...] | None, np.ndarray | None]:
+    """Category labels and each item's category code (``None``, ``None`` without a category
+    column or with a single category); an item in two categories is an error.
+    """
     if roles.category is None:
         return None, None
     cat_codes, cat_levels = _level_codes(data[roles.category])

@@ -27,11 +27,13 @@ import pandas as pd
 import xarray as xr
 
 from .._core import diagnostics as diag
+from .._core.exceptions import DesignError
 from .._core.priors import PriorSpec, get_prior
 from .._core.sampling import sample
 from .._core.trees import draws_tree
 from .design import Design, validate_design
 from .likelihoods import build_model, choose_method, get_likelihood
+from .outofcore import is_out_of_core, validate_dask
 from .posterior import Posterior
 
 
@@ -127,8 +129,10 @@ def fit_posterior(
 
     Parameters
     ----------
-    df : pandas.DataFrame
-        One row per scored call.
+    df : pandas.DataFrame, dask.dataframe.DataFrame or path
+        One row per scored call. A dask DataFrame or a path to parquet data (a file or a
+        dataset directory) is reduced to per-cell statistics with dask, never holding the rows
+        in memory (:mod:`bayes_tee.tee.outofcore`; needs ``bayes_tee[dask]``).
     outcome, item : str
         Score column and item column (required).
     prompt, judge, temperature, replicate, category : str, optional
@@ -182,22 +186,42 @@ def fit_posterior(
     >>> post.diagnostics()["ok"]  # doctest: +SKIP
     True
     """
-    design = validate_design(
-        df,
-        outcome=outcome,
-        item=item,
-        prompt=prompt,
-        judge=judge,
-        temperature=temperature,
-        replicate=replicate,
-        category=category,
-        position=position,
-        swapped=swapped,
-        judge_effect=judge_effect,
-        family=family,
-        overdispersion=overdispersion,
-        warn=True,
-    )
+    if is_out_of_core(df):
+        if position is not None or swapped is not None:
+            raise DesignError(
+                "position=/swapped= (pairwise verdict labels) need a pandas DataFrame; recode the "
+                "verdicts to 0/0.5/1 scores first (bt.pairwise.recode) to fit parquet or dask data."
+            )
+        design = validate_dask(
+            df,
+            outcome=outcome,
+            item=item,
+            prompt=prompt,
+            judge=judge,
+            temperature=temperature,
+            replicate=replicate,
+            category=category,
+            judge_effect=judge_effect,
+            family=family,
+            overdispersion=overdispersion,
+        )
+    else:
+        design = validate_design(
+            df,
+            outcome=outcome,
+            item=item,
+            prompt=prompt,
+            judge=judge,
+            temperature=temperature,
+            replicate=replicate,
+            category=category,
+            position=position,
+            swapped=swapped,
+            judge_effect=judge_effect,
+            family=family,
+            overdispersion=overdispersion,
+            warn=True,
+        )
     spec = get_prior(priors)
     if method == "auto":
         method = choose_method(design)
@@ -209,12 +233,21 @@ def fit_posterior(
     t0 = time.perf_counter()
     # the likelihood sees standardised scores; the draws are put back on the user's scale below
     std, loc, scale = standardize(design)
-    model = build_model(std, spec, method=method)
+    # nutpie samples a likelihood written in NumPy without compiling; the PyMC model is built
+    # only when a sampler needs it (sampling.sample)
+    density = lk.density(std, spec) if lk.density is not None and sampler == "nutpie" else None
+    built: list = []
+
+    def model():
+        if not built:
+            built.append(build_model(std, spec, method=method))
+        return built[0]
+
     reuse = None
     if lk.data is not None:
         reuse = (layout_key(std, spec, method, lk.key(std) if lk.key else None), lk.data(std))
     idata, timing = sample(
-        model, sampler, chains, tune, draws, target_accept, seed, progressbar, reuse, cached=lk.disk_cached
+        model, sampler, chains, tune, draws, target_accept, seed, progressbar, reuse, density=density
     )
     posterior = idata["posterior"].to_dataset()
     posterior = posterior[[v for v in posterior.data_vars if not str(v).endswith("__")]]
@@ -231,7 +264,9 @@ def fit_posterior(
         "random_seed": seed,
         "build_s": round(timing["start"] - t0, 3),
         **timing["durations"],
-        "n_free_parameters": int(sum(np.size(v) for v in model.initial_point().values())),
+        "n_free_parameters": (
+            int(sum(np.size(v) for v in built[0].initial_point().values())) if built else density.layout.ndim
+        ),
         "standardized": {"location": loc, "scale": scale},
     }
     post = Posterior(idata, design, spec, method, info)
