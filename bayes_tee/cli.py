@@ -26,6 +26,7 @@ from ._core.exceptions import DesignError, DiagnosticWarning
 from .datasets import load as load_data
 from .tee.design import validate_design
 from .tee.fit import fit_posterior
+from .tee.outofcore import is_out_of_core, validate_dask
 from .tee.posterior import load
 
 ROLE_FLAGS = ("outcome", "item", "prompt", "judge", "temperature", "replicate", "category", "position")
@@ -76,6 +77,8 @@ def _read(path: str):
     p = Path(path)
     if not p.exists():
         raise DesignError(f"No file {path!r}.")
+    if p.is_dir():  # a parquet dataset: reduced to per-cell statistics with dask, out of core
+        return str(p)
     try:
         if p.suffix == ".parquet":
             return pd.read_parquet(p)
@@ -190,7 +193,9 @@ def _parser() -> argparse.ArgumentParser:
     _sampler_args(demo)
 
     fit = sub.add_parser("fit", help="fit a CSV/parquet/JSON-lines file")
-    fit.add_argument("data")
+    fit.add_argument(
+        "data", help="CSV, parquet or JSON-lines file, or a parquet dataset directory (read out of core)"
+    )
     for role in ROLE_FLAGS:
         fit.add_argument(f"--{role}")
     fit.add_argument(
@@ -299,7 +304,12 @@ def _run(args) -> object:
         df = _read(args.data)
         roles = _roles(args)
         if args.dry_run:
-            d = validate_design(df, **roles, swapped=args.swapped, family=args.family, warn=False)
+            if is_out_of_core(df):
+                if "position" in roles:
+                    raise DesignError("--position needs a CSV or parquet file, not a parquet dataset.")
+                d = validate_dask(df, **roles, family=args.family, warn=False)
+            else:
+                d = validate_design(df, **roles, swapped=args.swapped, family=args.family, warn=False)
             print(repr(d))
             print(d.summary().to_string(index=False))
             print(f"rows used {d.n_rows}, dropped {sum(d.dropped.values())}; balanced: {d.balanced}")

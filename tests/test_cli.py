@@ -4,8 +4,11 @@ import re
 import shutil
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 import bayes_tee as bt
@@ -101,6 +104,22 @@ def test_parquet_and_json_lines_input(pilot, fmt, capsys):
     df.to_parquet(path) if fmt == "parquet" else df.to_json(path, orient="records", lines=True)
     assert main(["fit", str(path), "--roles", str(pilot / "roles.toml"), "--dry-run"]) == 0
     assert "rows used 96" in capsys.readouterr().out
+
+
+def test_parquet_dataset_directory_is_read_out_of_core(pilot, tmp_path, capsys):
+    pytest.importorskip("dask.dataframe")
+    df = pd.read_csv(pilot / "pilot.csv")
+    df.loc[3, "score"] = np.nan
+    (tmp_path / "calls").mkdir()
+    df.iloc[:50].to_parquet(tmp_path / "calls" / "part.0.parquet")
+    df.iloc[50:].to_parquet(tmp_path / "calls" / "part.1.parquet")
+    argv = ["fit", str(tmp_path / "calls"), "--roles", str(pilot / "roles.toml")]
+    assert main([*argv, "--dry-run"]) == 0
+    assert "rows used 95, dropped 1" in capsys.readouterr().out
+    nc = tmp_path / "calls.nc"
+    with pytest.warns(bt.DesignWarning, match="Dropped 1 row"):
+        assert main([*argv, "--out", str(nc), "--draws", "200", "--tune", "200", "--quiet"]) == 0
+    assert bt.load(nc).design.n_rows == 95
 
 
 def test_rich_summary_on_a_terminal(pilot, monkeypatch, capsys):
@@ -204,3 +223,23 @@ def test_demo_in_a_fresh_process_prints_no_library_warnings(tmp_path):
     assert not [line for line in out.stderr.splitlines() if re.search(r"Warning|warn", line)], out.stderr[
         -2000:
     ]
+
+
+@pytest.mark.slow
+def test_report_of_a_pilot_with_calls_lost_at_random(pilot, tmp_path, capsys):
+    """The CLI's main output on the data users have: fit a pilot with 2% of calls lost (the
+    augmented likelihood, whose power-scaling goes through the marginal model), then report.
+    """
+    df = pd.read_csv(pilot / "pilot.csv")
+    df = df[np.random.default_rng(3).random(len(df)) > 0.02]  # the issue: a 2%-missing pilot
+    (tmp_path / "lossy.csv").write_text(df.to_csv(index=False))
+    nc, html = tmp_path / "lossy.nc", tmp_path / "lossy.html"
+    argv = ["fit", str(tmp_path / "lossy.csv"), "--roles", str(pilot / "roles.toml"), "--out", str(nc)]
+    assert main([*argv, "--draws", "300", "--tune", "300", "--quiet"]) == 0
+    assert bt.load(nc).method == "augmented"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bt.DiagnosticWarning)
+        assert main(["report", str(nc), "--html", str(html)]) == 0
+    page = html.read_text()
+    for section in SECTIONS:
+        assert section in page, section

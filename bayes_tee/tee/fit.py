@@ -159,17 +159,19 @@ def fit_posterior(
     method : {"auto", "balanced", "augmented", "marginal", "cells", "rows"}
         Likelihood form (:func:`bayes_tee.tee.likelihoods.build_model`); ``auto`` takes ``balanced``
         when the design is balanced, else ``augmented`` (the balanced likelihood with the
-        missing calls, cells or items as latent values) when at most a fifth of the completed
-        cells is incomplete, else ``marginal`` (every random effect integrated out exactly)
-        unless its per-evaluation cost is large, else ``cells`` (``rows`` is the slow textbook
-        form, for benchmarks).
+        missing calls, cells or items as latent values) when at most
+        :data:`~bayes_tee.tee.augment.MAX_LATENT_SHARE` of the completed cells are short, else
+        ``marginal`` (every random effect integrated out exactly) unless its per-evaluation
+        cost is large, else ``cells`` (``rows`` is the slow textbook form, for benchmarks).
+        ``balanced`` and ``augmented`` compile nothing per layout
+        (:mod:`bayes_tee.tee.likelihoods.strata_density`).
     chains, tune, draws : int
         Sampler settings.
     target_accept : float, optional
         NUTS target acceptance rate; default 0.9, and 0.95 for the GLMM (sampled random
         effects, measured: fewer divergences and twice the ESS on the propaganda pilot).
     sampler : {"nutpie", "pymc"}
-        nutpie (compiled, fastest) or PyMC's own NUTS.
+        nutpie (fastest) or PyMC's own NUTS (on the PyMC model, compiled by PyTensor).
     random_seed : int, optional
         Same seed, same draws.
     progressbar : bool

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from .._core.exceptions import DesignError
-from .design import Design, Roles, check_roles, assemble_design, categories_of, facet_codes
+from .design import Design, Roles, assemble_design, categories_of, check_roles, facet_codes
 
 #: What ``fit_posterior`` and ``validate_dask`` take as out-of-core data.
 OutOfCore = Any  # a dask DataFrame, or a path to a parquet file or dataset

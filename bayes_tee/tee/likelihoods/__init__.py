@@ -16,7 +16,10 @@ binomial      the logit GLMM on successes out of trials per cell                
 ============  =====================================================================  ============
 
 :data:`LIKELIHOODS` maps each name to what the rest of the package needs to know about it
-(:class:`Likelihood`); a new likelihood is one module plus one entry.
+(:class:`Likelihood`); a new likelihood is one module plus one entry. ``balanced`` and
+``augmented`` also exist as a NumPy/numba density (:mod:`.strata_density`), which nutpie samples
+without compiling anything per layout; the PyMC models stay the reference (the tests hold the
+two equal) and serve PyMC's sampler, power-scaling and in-process refits.
 
 >>> import bayes_tee as bt
 >>> d = bt.validate_design(bt.datasets.load("tee_demo"), outcome="score", item="item",
