@@ -55,7 +55,7 @@ with warnings.catch_warnings():
     post = bt.fit_posterior(df, **roles, random_seed=1, progressbar=False)
 fit_s = time.perf_counter() - t
 d = post.diagnostics()
-terms = [(t.label, t.kind) for t in post.design.terms]
+terms = [(":".join(t.facets) if t.kind == "random" else t.label, t.kind) for t in post.design.terms]
 if csv:
     df.to_csv(csv, index=False)
 print(json.dumps(dict(calls=len(df), method=post.method, fit_s=round(fit_s, 1), import_s=round(t_import, 1),
@@ -88,7 +88,8 @@ STORED_LME4 = {("pilot", 4, "5% lost"): 1.5, ("pilot", 8, "5% lost"): 2.3, ("pap
 
 
 def lme4_formula(terms: list[tuple[str, str]]) -> str:
-    """The lmer formula of the design's terms: fixed main effects, random intercepts."""
+    """The lmer formula of the design's terms (random ones named by their facets, e.g. the cell
+    term ``item:prompt:temperature:judge``): fixed main effects, random intercepts."""
     fixed = [label for label, kind in terms if kind == "fixed"]
     random = [f"(1 | {label})" for label, kind in terms if kind == "random"]
     return "score ~ " + " + ".join(fixed + random if fixed else ["1", *random])

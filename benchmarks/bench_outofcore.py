@@ -3,8 +3,9 @@ per-cell statistics) against reading it into pandas first, each in a fresh proce
 resident memory and wall time (validation + fit, 4 chains x 1000 draws), same data, same run.
 
 The data are seed 000's Table 8 generator at the paper's facet counts (5 prompts x 3 judges x
-3 temperatures x 8 replicates) with ``--items`` items (28,200: 10.15M calls, 1.27M cells),
-written as a parquet dataset of one file per 1,410 items; ``--lost`` drops that share of the
+3 temperatures x 8 replicates): one block of 1,410 items repeated under new item labels with
+fresh replicate noise up to ``--items`` items (28,200: 10.15M calls, 1.27M cells), written as a
+parquet dataset of one file per block; ``--lost`` drops that share of the
 calls at random (the fit then takes ``augmented``, whose cost grows with the cells).
 
     python benchmarks/bench_outofcore.py [--items 28200] [--lost 0.0] [--keep DIR]
@@ -23,13 +24,17 @@ WRITE = r"""
 import sys, numpy as np, bayes_tee as bt
 out, items, lost = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
 block = 1410
+# one simulated block of 1,410 items, repeated with new item labels and fresh replicate noise
+# (the generator takes minutes per block at this size; layout and memory are what is measured)
+base = bt.simulate.tee_dgp(n_items=block, n_prompts=5, n_judges=3, n_temperatures=3, n_replicates=8,
+                           random_seed=0)
+rng = np.random.default_rng(1)
 for b, start in enumerate(range(0, items, block)):
-    n = min(block, items - start)
-    df = bt.simulate.tee_dgp(n_items=n, n_prompts=5, n_judges=3, n_temperatures=3, n_replicates=8,
-                             random_seed=b)
-    df["item"] = df["item"].str.replace("i", f"b{b:03d}i", n=1)
+    df = base[base["item"].isin(base["item"].unique()[: min(block, items - start)])].copy()
+    df["item"] = f"b{b:03d}" + df["item"].astype(str)
+    df["score"] = df["score"] + rng.normal(0.0, 0.14, len(df))
     if lost:
-        df = df[np.random.default_rng(b).random(len(df)) > lost]
+        df = df[rng.random(len(df)) > lost]
     df.to_parquet(f"{out}/part.{b:04d}.parquet", index=False)
 """
 

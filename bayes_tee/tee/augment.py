@@ -42,12 +42,12 @@ from .design import Design
 
 #: ``auto`` takes the augmented model when at most this share of the completed cells is latent.
 #: Cost model of the augmented likelihood: one evaluation is linear in the completed cells
-#: (:func:`bayes_tee.tee.anova.strata_statistics`), and NUTS carries one well-conditioned
-#: Gaussian coordinate per latent cell. Measured (benchmarks/bench_messy.py, 4 chains x 1000):
-#: 33% latent (479 cells) on 10,947 calls in 22 s and 58% latent (841 cells) on 10,019 calls in
-#: 33 s, both clean, against 288 s and 323 s for ``marginal``; at 48,236 calls, 34% latent
-#: (2,140 cells), 59 s. Beyond this share the completed array is mostly invented (sparse,
-#: incomplete-block layouts) and the marginal or cell model is the better form.
+#: (:mod:`bayes_tee.tee.likelihoods.strata_density`), and NUTS carries one well-conditioned
+#: Gaussian coordinate per latent cell. Measured (benchmarks/bench_messy.py, fresh process,
+#: 4 chains x 1000): 57% latent (840 cells) on 10,320 calls in 13.0 s and 58% (854) on 10,019
+#: calls in 12.1 s, both clean, against 288 s and 323 s for ``marginal``; at 45,591 calls,
+#: 3,678 latent cells, 26.8 s. Beyond this share the completed array is mostly invented
+#: (sparse, incomplete-block layouts) and the marginal or cell model is the better form.
 MAX_LATENT_SHARE = 0.6
 
 
