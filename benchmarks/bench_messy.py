@@ -68,7 +68,8 @@ LME4 = r"""
 suppressMessages(library(lme4))
 args <- commandArgs(trailingOnly = TRUE)
 df <- read.csv(args[1])
-for (f in c("item", "prompt", "judge", "temperature", "category")) if (f %in% names(df)) df[[f]] <- factor(df[[f]])
+for (f in c("item", "prompt", "judge", "temperature", "category"))
+  if (f %in% names(df)) df[[f]] <- factor(df[[f]])
 t <- system.time(fit <- lmer(as.formula(args[2]), data = df, REML = TRUE))[["elapsed"]]
 cat(sprintf("%.2f %d\n", t, as.integer(isSingular(fit))))
 """
@@ -89,7 +90,8 @@ STORED_LME4 = {("pilot", 4, "5% lost"): 1.5, ("pilot", 8, "5% lost"): 2.3, ("pap
 
 def lme4_formula(terms: list[tuple[str, str]]) -> str:
     """The lmer formula of the design's terms (random ones named by their facets, e.g. the cell
-    term ``item:prompt:temperature:judge``): fixed main effects, random intercepts."""
+    term ``item:prompt:temperature:judge``): fixed main effects, random intercepts.
+    """
     fixed = [label for label, kind in terms if kind == "fixed"]
     random = [f"(1 | {label})" for label, kind in terms if kind == "random"]
     return "score ~ " + " + ".join(fixed + random if fixed else ["1", *random])
@@ -131,9 +133,8 @@ def main() -> None:
                     r = json.loads(out.stdout.strip().splitlines()[-1])
                     lme4_s, mark = STORED_LME4.get((size, R, name)), "*"
                     if r_ok:
-                        res = subprocess.run(
-                            ["Rscript", "-e", LME4, csv, lme4_formula(r["terms"])], capture_output=True, text=True
-                        )
+                        cmd = ["Rscript", "-e", LME4, csv, lme4_formula(r["terms"])]
+                        res = subprocess.run(cmd, capture_output=True, text=True)
                         lme4_s = float(res.stdout.split()[0]) if res.returncode == 0 else None
                         mark = " singular" if res.returncode == 0 and res.stdout.split()[1] == "1" else ""
                     lme4_txt = f"{lme4_s:7.2f}" if lme4_s else f"{'-':>7}"

@@ -69,7 +69,8 @@ def main() -> None:
         path = Path(args.keep or tmp)
         path.mkdir(parents=True, exist_ok=True)
         if not any(path.glob("*.parquet")):
-            subprocess.run([sys.executable, "-c", WRITE, str(path), str(args.items), str(args.lost)], check=True)
+            cmd = [sys.executable, "-c", WRITE, str(path), str(args.items), str(args.lost)]
+            subprocess.run(cmd, check=True)
         size = sum(p.stat().st_size for p in path.glob("*.parquet")) / 2**20
         print(f"dataset: {path} ({size:.0f} MB parquet)")
         rows = {}
