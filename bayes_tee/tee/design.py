@@ -394,13 +394,7 @@ def validate_design(
     data = df.loc[keep]
     yv = y.to_numpy()[keep]
 
-    notes: list[str] = []
-    if dropped:
-        notes.append(
-            "Dropped "
-            + ", ".join(f"{v} row(s) where {k}" for k, v in dropped.items())
-            + f"; {len(data)} of {len(df)} rows used."
-        )
+    notes = dropped_notes(dropped, len(data), len(df))
     codes, levels, facets = facet_codes(data, roles, notes)
     categories, item_category = categories_of(data, roles, codes["item"], levels["item"], notes)
 
@@ -431,6 +425,14 @@ def validate_design(
         warn=warn,
         rows=(row_cell, yv),
     )
+
+
+def dropped_notes(dropped: dict[str, int], used: int, total: int) -> list[str]:
+    """The design's notes, starting with the rows dropped and why (none when nothing was)."""
+    if not dropped:
+        return []
+    reasons = ", ".join(f"{v} row(s) where {k}" for k, v in dropped.items())
+    return [f"Dropped {reasons}; {used} of {total} rows used."]
 
 
 def facet_codes(

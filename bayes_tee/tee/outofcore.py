@@ -29,7 +29,15 @@ import numpy as np
 import pandas as pd
 
 from .._core.exceptions import DesignError
-from .design import Design, Roles, assemble_design, categories_of, check_roles, facet_codes
+from .design import (
+    Design,
+    Roles,
+    assemble_design,
+    categories_of,
+    check_roles,
+    dropped_notes,
+    facet_codes,
+)
 
 #: What ``fit_posterior`` and ``validate_dask`` take as out-of-core data.
 OutOfCore = Any  # a dask DataFrame, or a path to a parquet file or dataset
@@ -185,13 +193,7 @@ def validate_dask(
 def _design(cell_table: pd.DataFrame, roles: Roles, dropped: dict, counts: dict, options: dict, warn: bool):
     """Assemble the design from the per-cell sums (centred on the grand mean)."""
     n, y_mean = counts["n"], counts["y_mean"]
-    notes: list[str] = []
-    if dropped:
-        notes.append(
-            "Dropped "
-            + ", ".join(f"{v} row(s) where {k}" for k, v in dropped.items())
-            + f"; {n} of {counts['n_all']} rows used."
-        )
+    notes = dropped_notes(dropped, n, counts["n_all"])
     codes, levels, facets = facet_codes(cell_table, roles, notes)
     categories, item_category = categories_of(cell_table, roles, codes["item"], levels["item"], notes)
     # collapse facets with a single level (and the category column) into the cells of the model
