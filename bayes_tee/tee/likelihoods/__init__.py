@@ -89,9 +89,6 @@ class Likelihood:
         The likelihood whose potentials give this fit's log likelihood per draw for
         power-scaling (``augmented`` keeps no latent values; ``marginal`` is its exact
         likelihood with the same parameters).
-    target_accept : float
-        The default NUTS target acceptance rate for this likelihood's geometry (a binomial
-        design always gets 0.95, :func:`~bayes_tee.tee.fit.fit_posterior`).
     density : callable or None
         ``(design, priors) -> Density``: the same model as a NumPy log density with its
         gradient (:mod:`bayes_tee._core.density`), which nutpie samples without compiling;
@@ -105,7 +102,6 @@ class Likelihood:
     key: Callable[[Design], object] | None = None
     postprocess: Callable[[xr.Dataset], xr.Dataset] | None = None
     loglik: str = ""
-    target_accept: float = 0.9
     density: Callable[[Design, PriorSpec], Density] | None = None
 
 
@@ -130,7 +126,6 @@ LIKELIHOODS: dict[str, Likelihood] = {
             lambda d, p, c: balanced_model(d, p),
             data=balanced_data,
             loglik="balanced",
-            target_accept=0.8,
             density=balanced_density,
         ),
         Likelihood(
@@ -138,7 +133,6 @@ LIKELIHOODS: dict[str, Likelihood] = {
             "gaussian",
             lambda d, p, c: augmented_model(d, p),
             loglik="marginal",
-            target_accept=0.8,
             density=augmented_density,
         ),
         Likelihood("marginal", "gaussian", lambda d, p, c: marginal_model(d, p), loglik="marginal"),
