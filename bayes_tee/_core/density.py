@@ -10,8 +10,7 @@ to nutpie through Python callbacks; tests hold each one equal to its PyMC model'
 log density and gradient.
 
 This module holds the shared pieces: the :class:`Density` protocol, the unconstrained
-parameter layout (:class:`Layout`), the zero-sum basis of PyMC's ``ZeroSumNormal`` and the
-Normal log density.
+parameter layout (:class:`Layout`) and the zero-sum basis of PyMC's ``ZeroSumNormal``.
 
 >>> lay = Layout([("sigma_item", "log", ()), ("mu", "real", ()), ("judge_effect", "zerosum", (3,))])
 >>> lay.ndim, lay.slices["judge_effect"]
@@ -101,9 +100,3 @@ def zerosum_basis(n: int) -> np.ndarray:
     root = np.sqrt(n)
     norm = 1.0 / (root + n)
     return np.vstack([np.eye(n - 1), np.full((1, n - 1), norm - 1.0 / root)]) - norm
-
-
-def normal_log_density(x, mu, sigma) -> tuple[np.ndarray, np.ndarray]:
-    """Normal log density at ``x`` and its derivative in ``x``."""
-    z = (np.asarray(x, float) - mu) / sigma
-    return -0.5 * np.log(2 * np.pi) - np.log(sigma) - 0.5 * z * z, -z / sigma

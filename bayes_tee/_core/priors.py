@@ -67,26 +67,25 @@ class SDPrior:
             return pm.HalfCauchy(name, beta=s)
         return pm.Exponential(name, lam=1.0 / s)
 
-    def log_density(self, sigma: np.ndarray, outcome_sd: float) -> tuple[np.ndarray, np.ndarray]:
-        """The prior's log density at ``sigma`` and its derivative, in NumPy: the same
-        normalised density as the PyMC variable of :meth:`build` (for the likelihoods that are
-        evaluated without compiling, :mod:`bayes_tee._core.density`).
+    def log_normaliser(self, outcome_sd: float) -> float:
+        """The log density's constant: its value at ``sigma = 0`` (the same normalisation as the
+        PyMC variable of :meth:`build`). The strata kernel adds the ``sigma``-dependent part
+        (:mod:`bayes_tee.tee.likelihoods.strata_kernel`).
 
-        >>> logp, dlogp = SDPrior("half_normal", 1.0).log_density(np.array([0.5]), 2.0)
-        >>> bool(dlogp[0] < 0)
-        True
+        >>> round(SDPrior("half_normal", 1.0).log_normaliser(1.0), 4)
+        -0.2258
         """
         s = self.scale * outcome_sd
-        x = np.asarray(sigma, float)
         if self.family == "half_t":
             nu = self.nu
-            const = np.log(2.0) + gammaln((nu + 1) / 2) - gammaln(nu / 2) - 0.5 * np.log(nu * np.pi * s * s)
-            return const - (nu + 1) / 2 * np.log1p(x * x / (nu * s * s)), -(nu + 1) * x / (nu * s * s + x * x)
+            return float(
+                np.log(2.0) + gammaln((nu + 1) / 2) - gammaln(nu / 2) - 0.5 * np.log(nu * np.pi * s * s)
+            )
         if self.family == "half_normal":
-            return 0.5 * np.log(2.0 / np.pi) - np.log(s) - x * x / (2 * s * s), -x / (s * s)
+            return float(0.5 * np.log(2.0 / np.pi) - np.log(s))
         if self.family == "half_cauchy":
-            return np.log(2.0 / np.pi) - np.log(s) - np.log1p(x * x / (s * s)), -2 * x / (s * s + x * x)
-        return -np.log(s) - x / s, np.full_like(x, -1.0 / s)
+            return float(np.log(2.0 / np.pi) - np.log(s))
+        return float(-np.log(s))
 
     def support_point(self, outcome_sd: float) -> float:
         """PyMC's starting value for this prior: the scale (half-t, normal, Cauchy) or the mean."""

@@ -131,7 +131,7 @@ class StrataDensity:
             "fam": np.array([FAMILIES[p.family] for p in sds], dtype=i64),
             "pscale": np.array([p.support_point(d.y_sd) for p in sds], dtype=f64),
             "pnu": np.array([p.nu for p in sds], dtype=f64),
-            "pconst": np.array([float(p.log_density(0.0, d.y_sd)[0]) for p in sds], dtype=f64),
+            "pconst": np.array([p.log_normaliser(d.y_sd) for p in sds], dtype=f64),
             "mu0": float(d.y_mean),
             "mu_scale": float(self.priors.intercept_scale * d.y_sd),
             "fix_off": np.array([lay.slices[n].start for n in self.fixed_names], dtype=i64),
