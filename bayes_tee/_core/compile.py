@@ -38,10 +38,12 @@ def compile_density(density: Density):
     """Wrap a NumPy :class:`~bayes_tee._core.density.Density` for nutpie: nothing to compile.
 
     Each chain calls ``density.logp_grad`` through a Python callback (a few microseconds of
-    overhead per evaluation); draws are reported as ``density.layout.expand`` maps them.
+    overhead per evaluation); draws are reported as ``density.layout.expand`` maps them, plus
+    the density's ``derived`` quantities (``density.derive``) where it has any.
     """
     layout = density.layout
-    reported = layout.reported
+    derived = getattr(density, "derived", [])
+    reported = layout.reported + derived
     float64 = np.dtype("float64")
 
     def make_logp():
@@ -53,7 +55,8 @@ def compile_density(density: Density):
 
     def make_expand(seed1, seed2, chain):
         def expand(x, **data):
-            return layout.expand(np.asarray(x, dtype=float64))
+            x = np.asarray(x, dtype=float64)
+            return {**layout.expand(x), **density.derive(x)} if derived else layout.expand(x)
 
         return expand
 

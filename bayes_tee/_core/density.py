@@ -41,6 +41,15 @@ class Density(Protocol):
         """A jittered starting point, as nutpie starts a PyMC model."""
 
 
+class DerivedDensity(Density, Protocol):
+    """A density that also reports quantities derived from a draw (PyMC's deterministics)."""
+
+    derived: list[tuple[str, tuple[int, ...]]]
+
+    def derive(self, x: np.ndarray) -> dict[str, np.ndarray]:
+        """The derived quantities at unconstrained ``x``, by name."""
+
+
 @dataclass
 class Layout:
     """Where each parameter sits in the unconstrained vector, and how it maps back.

@@ -12,7 +12,9 @@ augmented     nearly balanced: the balanced likelihood with latent missing value
 marginal      any Gaussian design, every random effect integrated out exactly        marginal
 cells         any Gaussian design, random effects sampled (when marginal is costly)  cells
 rows          one term per call: the textbook baseline, for benchmarks               cells
-binomial      the logit GLMM on successes out of trials per cell                     binomial
+binomial      the logit GLMM on successes out of trials per cell, cell effect sampled  binomial
+binomial_     the logit GLMM with the cell effect integrated out by adaptive         quadrature
+quadrature    Gauss-Hermite quadrature (cells of many calls)
 ============  =====================================================================  ============
 
 :data:`LIKELIHOODS` maps each name to what the rest of the package needs to know about it
@@ -48,16 +50,18 @@ from .balanced import balanced_data, balanced_model
 from .binomial import (
     LOGISTIC_VARIANCE,
     add_logistic_residual,
-    binomial_centering,
     binomial_data,
     binomial_model,
+    glmm_key,
 )
+from .binomial_density import binomial_density, binomial_quadrature_density
 from .cells import cell_model
 from .marginal import marginal_cost, marginal_layout, marginal_model
 from .parts import choose_centering, term_levels
+from .quadrature import NODES
 from .strata_density import augmented_density, balanced_density
 
-Method = Literal["balanced", "augmented", "marginal", "cells", "rows", "binomial"]
+Method = Literal["balanced", "augmented", "marginal", "cells", "rows", "binomial", "binomial_quadrature"]
 
 #: Above this many floating-point operations per log-density evaluation the marginal model is
 #: slower than sampling the random effects (measured: ~1e6 flops run in ~0.3 ms here).
@@ -148,9 +152,20 @@ LIKELIHOODS: dict[str, Likelihood] = {
             "binomial",
             lambda d, p, c: binomial_model(d, p),
             data=binomial_data,
-            key=binomial_centering,
+            key=glmm_key,
             postprocess=add_logistic_residual,
             loglik="binomial",
+            density=binomial_density,
+        ),
+        Likelihood(
+            "binomial_quadrature",
+            "binomial",
+            lambda d, p, c: binomial_model(d, p, quadrature=NODES),
+            data=binomial_data,
+            key=glmm_key,
+            postprocess=add_logistic_residual,
+            loglik="binomial_quadrature",
+            density=binomial_quadrature_density,
         ),
     )
 }
@@ -174,11 +189,11 @@ def get_likelihood(method: str, design: Design) -> Likelihood:
     lk = LIKELIHOODS[method]
     if design.family == "binomial" and lk.family == "gaussian":
         raise ValueError(
-            f"family='binomial' fits the GLMM (method='auto' or 'binomial', or 'rows' for the "
-            f"per-call benchmark baseline), not method={method!r}."
+            f"family='binomial' fits the GLMM (method='auto', 'binomial' or 'binomial_quadrature', "
+            f"or 'rows' for the per-call benchmark baseline), not method={method!r}."
         )
     if design.family != "binomial" and lk.family == "binomial":
-        raise ValueError("method='binomial' needs a design validated with family='binomial'.")
+        raise ValueError(f"method={method!r} needs a design validated with family='binomial'.")
     return lk
 
 
@@ -214,9 +229,10 @@ def build_model(
         From :func:`bayes_tee.validate_design`.
     priors : PriorSpec
         From :func:`bayes_tee.priors.get_prior`.
-    method : {"balanced", "augmented", "marginal", "cells", "rows", "binomial"}
+    method : {"balanced", "augmented", "marginal", "cells", "rows", "binomial", "binomial_quadrature"}
         Likelihood form (see the module docstring); ``balanced`` needs a balanced design. A
-        binomial design always gets the GLMM (``rows``: per call).
+        binomial design always gets the GLMM (``rows``: per call; ``binomial_quadrature``: the
+        cell effect integrated out).
     centering : dict, optional
         Per random term, centred (``True``) or not; default :func:`choose_centering`.
 
@@ -224,7 +240,7 @@ def build_model(
     -------
     pymc.Model
     """
-    if design.family == "binomial" and method != "rows":
+    if design.family == "binomial" and method not in ("rows", "binomial_quadrature"):
         method = "binomial"
     return get_likelihood(method, design).build(design, priors, centering)
 

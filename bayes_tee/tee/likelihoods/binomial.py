@@ -6,14 +6,20 @@ fixed ``replicate`` component (:func:`add_logistic_residual`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
 import xarray as xr
 
+from ..._core.density import zerosum_basis
 from ..._core.priors import PriorSpec
+from ..anova import anova_estimates
 from ..design import Design
-from .parts import choose_centering, coords, fixed_effect, random_effect, term_levels
+from ..terms import Term
+from .parts import coords, fixed_effect, term_levels
+from .quadrature import cell_marginal
 
 #: Latent residual variance of the logistic link (Nakagawa & Schielzeth 2010), the GLMM's
 #: call-level ``replicate`` component.
@@ -23,77 +29,246 @@ LOGISTIC_VARIANCE = float(np.pi**2 / 3)
 #: half its mass below an SD of 0.77, i.e. odds ratios within about 2x between typical levels.
 LOGIT_UNIT = 1.0
 
-#: GLMM terms with at most this many levels are always non-centred.
-FEW_LEVELS = 12
+#: Unit of the GLMM intercept's prior SD: ``priors.intercept_scale`` of them, 5 logits by
+#: default. The intercept is the logit of the median configuration, not of the mean rate; with
+#: latent SDs of several logits the two differ by several logits (on seed 000's safety data, 94%
+#: SAFE on average, the median configuration's logit is near 14), and a prior SD of 2 logits
+#: around the mean rate's logit fought the data there (the old default: min ESS 62 against 113
+#: at 5 logits; at 10 logits the intercept drifts further out under separation, no faster).
+INTERCEPT_UNIT = 2.5
+
+#: GLMM terms with at most this many levels are non-centred throughout and swept into the
+#: intercept (:func:`glmm_terms`).
+FEW_LEVELS = 30
 
 
-def binomial_model(design: Design, priors: PriorSpec, *, rows: bool = False) -> pm.Model:
-    """Logit GLMM on per-cell successes/trials (or per call with ``rows``, the benchmark
-    baseline). Centring per term by :func:`choose_centering` on the 0/1 data: its rule (a
-    level's variance against the noise of its mean) is the same on the logit scale to first
-    order, both sides scaling by p(1-p). Items seen in hundreds of calls are centred; sparse
-    interactions and the cell-level effect are not.
+@dataclass(frozen=True)
+class GlmmTerm:
+    """One random-effect vector of the GLMM, as the PyMC model and the numba density share it.
+
+    Attributes
+    ----------
+    term : Term
+        The design term (its SD is ``sigma_<label>``).
+    name : str
+        The draws' name, ``u_<key>``.
+    dim : str
+        The coordinate of its levels.
+    labels : list of str
+        The levels.
+    cell_level : ndarray
+        Level of each observed cell.
+    parent : int
+        Mean of the effects: ``-1`` zero, ``-2`` the grand mean, ``p >= 0`` the effect of term
+        ``p`` (earlier in the list) at ``parent_index[level]``.
+    parent_index : ndarray or None
+    in_eta : bool
+        Whether the effect enters the linear predictor (a category's reaches it through its items).
+    centred : ndarray of bool
+        Per level: centred (the coordinate is the effect) or not (``mean + sd * z``).
+    swept : bool
+        Non-centred with its mean direction swept into the intercept: the coordinates ``w`` give
+        the effects ``mean + sd * B w[1:]`` (``B`` the zero-sum basis) and move the grand mean to
+        ``intercept - sd * w[0] / sqrt(L)`` (:func:`glmm_terms`).
+    """
+
+    term: Term
+    name: str
+    dim: str
+    labels: list[str]
+    cell_level: np.ndarray
+    parent: int
+    parent_index: np.ndarray | None
+    in_eta: bool
+    centred: np.ndarray
+    swept: bool = False
+
+
+def glmm_terms(design: Design, *, sample_cell: bool = True) -> list[GlmmTerm]:
+    """The GLMM's random-effect vectors in parent-first order; the cell (observation-level)
+    effect is one of them, non-centred, unless ``sample_cell=False`` (it is then integrated out
+    by quadrature, :mod:`.quadrature`).
+
+    Items are drawn around their category's effect, categories around the grand mean
+    (hierarchical centring, Gelfand, Sahu & Carlin 1995), so the grand mean enters the linear
+    predictor through the items. Every other term is drawn around zero.
+
+    Centring is chosen per level (partial non-centring, Papaspiliopoulos, Roberts & Skold
+    2007): a level whose calls include both outcomes pins its effect down and is centred; a
+    level whose calls are all successes (or all failures) only bounds its effect on one side,
+    its posterior is its prior's tail, and it is non-centred. Under near-separation (half of
+    the items SAFE in all of their calls) neither choice per term suits both kinds of level.
+    Terms with at most :data:`FEW_LEVELS` levels are non-centred throughout (their SD is
+    weakly identified whatever the data per level) and swept: the mean of their L effects is
+    confounded with the grand mean (only their sum reaches the data), which under a wide SD
+    leaves NUTS a long ridge between the two. The sampled intercept is the sum, and the effects'
+    mean direction (``sd * w[0] / sqrt(L)``, prior ``w[0] ~ N(0, 1)``) moves only the grand mean
+    ``mu = intercept - sum of the mean directions``, whose prior is unchanged. It is the same
+    model, rotated and sheared (unit Jacobian).
+
+    Examples
+    --------
+    >>> [g.name for g in glmm_terms(d)][:2]  # doctest: +SKIP
+    ['u_category', 'u_item']
+    """
+    cells = design.cells
+    k = np.round(cells["mean"].to_numpy() * cells["n"].to_numpy())
+    n = cells["n"].to_numpy().astype(float)
+    random = {t.label: t for t in design.terms if t.kind == "random" and (sample_cell or t.label != "cell")}
+    # each term's SD on the logit scale, roughly: the moment estimate on the 0/1 scale over the
+    # squared slope of the logistic at the mean rate
+    p_bar = float(np.clip(design.y_mean, 0.01, 0.99))
+    est = anova_estimates(design, fill_missing=True)
+    sd_hat = {label: np.sqrt(max(est.get(label, 0.0), 0.0)) / (p_bar * (1 - p_bar)) for label in random}
+
+    def centred(t: Term, idx: np.ndarray, n_levels: int) -> np.ndarray:  # per level
+        k_l = np.bincount(idx, k, minlength=n_levels)
+        n_l = np.bincount(idx, n, minlength=n_levels)
+        p_l = (k_l + 0.5) / (n_l + 1.0)
+        # both outcomes seen, and the level's data more precise than the effects' spread
+        c = (k_l > 0) & (k_l < n_l) & (n_l * p_l * (1 - p_l) * sd_hat[t.label] ** 2 > 1.0)
+        if t.label == "cell":  # a few calls per cell: the data never pin a cell's effect down
+            c[:] = False
+        if n_levels <= FEW_LEVELS:  # swept: one choice for the whole term, the majority's
+            c = np.full(n_levels, c.mean() > 0.5)
+        return c
+
+    out: list[GlmmTerm] = []
+    if "category" in random and "item" in random:
+        idx, labels = term_levels(design, random["category"])
+        out.append(
+            GlmmTerm(
+                random["category"],
+                "u_category",
+                "category",
+                labels,
+                idx,
+                -2,
+                None,
+                False,
+                centred(random["category"], idx, len(labels)),
+                len(labels) <= FEW_LEVELS,
+            )
+        )
+    for label, t in random.items():
+        if label == "category" and out:
+            continue
+        idx, labels = term_levels(design, t)
+        dim = t.facets[0] if len(t.facets) == 1 else t.key
+        if label == "item":
+            parent, pidx = (0, np.asarray(design.item_category)) if out else (-2, None)
+        else:
+            parent, pidx = -1, None
+        swept = len(labels) <= FEW_LEVELS and parent in (-1, -2)
+        out.append(
+            GlmmTerm(
+                t, f"u_{t.key}", dim, labels, idx, parent, pidx, True, centred(t, idx, len(labels)), swept
+            )
+        )
+    return out  # parents first: a category term precedes the items drawn around it
+
+
+def swept_name(g: GlmmTerm) -> str:
+    """The draws' name of a swept term's coordinates."""
+    return f"w_{g.term.key}"
+
+
+def swept_dim(g: GlmmTerm) -> str:
+    """The coordinate of a swept term's rotated coordinates (mean direction first)."""
+    return f"{g.dim}_rotated"
+
+
+def swept_labels(g: GlmmTerm) -> list[str]:
+    """``mean`` then the zero-sum directions ``1 .. L-1``."""
+    return ["mean"] + [str(j) for j in range(1, len(g.labels))]
+
+
+def glmm_key(design: Design) -> tuple:
+    """What besides the layout changes the compiled GLMM: its per-level centring."""
+    return tuple((g.name, np.flatnonzero(g.centred).tolist()) for g in glmm_terms(design))
+
+
+def binomial_model(
+    design: Design, priors: PriorSpec, *, rows: bool = False, quadrature: int | None = None
+) -> pm.Model:
+    """Logit GLMM on per-cell successes out of trials, random effects as :func:`glmm_terms`
+    lays them out. With ``quadrature=K`` the cell (observation-level) effect is integrated out
+    by adaptive Gauss-Hermite quadrature with K nodes (:mod:`.quadrature`) instead of sampled.
+    With ``rows``: one Bernoulli term per call (the benchmark baseline).
+
+    Examples
+    --------
+    >>> m = binomial_model(d, bt.priors.get_prior())  # doctest: +SKIP
+    >>> "sigma_cell" in m.named_vars and "u_cell" not in m.named_vars  # doctest: +SKIP
+    True
     """
     cells = design.cells
     n = cells["n"].to_numpy()
     data = binomial_data(design)
-    level_coords = coords(design)
     random = [t for t in design.terms if t.kind == "random"]
-    centering = binomial_centering(design)
-    with pm.Model(coords=level_coords) as model:
+    integrate = quadrature is not None and not rows and any(t.label == "cell" for t in random)
+    with pm.Model(coords=coords(design)) as model:
         sig = {t.label: priors.for_component(t.label).build(t.var_name, LOGIT_UNIT) for t in random}
-        mu = pm.Normal(
-            "mu", mu=pm.Data("logit_rate", data["logit_rate"]), sigma=priors.intercept_scale * LOGIT_UNIT
+        terms = glmm_terms(design, sample_cell=not integrate)
+        # the swept terms' coordinates, and the grand mean they shift (glmm_terms)
+        w = {}
+        for g in terms:
+            if g.swept:
+                dim = swept_dim(g)
+                model.add_coord(dim, swept_labels(g))
+                rest = sig[g.term.label] if g.centred[0] else 1.0
+                scale = pt.concatenate([pt.ones(1), pt.full(len(g.labels) - 1, rest)])
+                w[g.name] = pm.Normal(swept_name(g), 0.0, scale, dims=dim)
+        shift = sum(
+            (sig[g.term.label] * w[g.name][0] / np.sqrt(len(g.labels)) for g in terms if g.swept), 0.0
         )
-        # Hierarchical centring (Gelfand, Sahu & Carlin 1995): when the item effects are
-        # centred they are centred on mu (and their category's effect), not on zero; centred
-        # effects around zero next to a free intercept trade off with it and mix slowly.
-        nested = {"item"} | ({"category"} if design.categories else set())
-        hier = centering.get("item", False) and not rows
-        item_mean = mu
-        if hier and "category" in nested:
-            dim = "category"
-            if centering.get("category", False):
-                kappa = pm.Normal("re_category", mu, sig["category"], dims=dim)
-            else:
-                kappa = mu + pm.Normal("z_category", 0.0, 1.0, dims=dim) * sig["category"]
-            item_mean = kappa[design.item_category]
-        if hier:
-            eta = pm.Normal("re_item", item_mean, sig["item"], dims="item")[cells["item"].to_numpy()]
-        else:
-            eta = mu
+        intercept = pm.Normal(
+            "intercept",
+            mu=pm.Data("logit_rate", data["logit_rate"]) + shift,
+            sigma=priors.intercept_scale * INTERCEPT_UNIT,
+        )
+        pm.Deterministic("mu", intercept - shift)
+        effects: list[pt.TensorVariable] = []
+        mu_in_eta = True
+        for g in terms:
+            mean = (
+                0.0
+                if g.parent == -1
+                else (intercept if g.parent == -2 else effects[g.parent][g.parent_index])
+            )
+            mu_in_eta = mu_in_eta and g.parent != -2
+            s = sig[g.term.label]
+            if g.swept:
+                basis = zerosum_basis(len(g.labels))
+                dev = pt.dot(basis, w[g.name][1:])
+                effects.append(mean + (dev if g.centred[0] else s * dev))
+                continue
+            if g.dim not in model.coords:
+                model.add_coord(g.dim, g.labels)
+            c = g.centred
+            raw = pm.Normal(g.name, pt.where(c, mean, 0.0), pt.where(c, s, 1.0), dims=g.dim)
+            effects.append(pt.where(c, raw, mean + s * raw))
+        eta = intercept if mu_in_eta else pt.zeros(len(cells))
         for t in design.terms:
             if t.kind == "fixed":
                 eta = eta + fixed_effect(design, priors, t, LOGIT_UNIT)[cells[t.facets[0]].to_numpy()]
-        for t in random:
-            if hier and t.label in nested:
-                continue
-            idx, labels = term_levels(design, t)
-            eta = (
-                eta
-                + random_effect(model, t, labels, sig[t.label], centering.get(t.label, False) and not rows)[
-                    idx
-                ]
-            )
-        # the panel's mean success probability over the observed calls (probability scale)
-        pm.Deterministic("p_panel", pt.sum(n * pm.math.invlogit(eta)) / n.sum())
+        for g, e in zip(terms, effects):
+            if g.in_eta:
+                eta = eta + e[g.cell_level]
+        successes = pm.Data("successes", data["successes"])
         if rows:
+            pm.Deterministic("p_panel", pt.sum(n * pm.math.invlogit(eta)) / n.sum())
             pm.Bernoulli("y", logit_p=eta[design.row_cell], observed=design.row_y.astype(np.int64))
+        elif integrate:
+            loglik, p_cell = cell_marginal(eta, successes, n, sig["cell"], quadrature)
+            pm.Potential("y_cells", pt.sum(loglik))
+            # the panel's mean success probability over the observed calls, each cell's given
+            # its data (the quadrature's weights are its cell effect's posterior)
+            pm.Deterministic("p_panel", pt.sum(n * p_cell) / n.sum())
         else:
-            pm.Binomial("y", n=n, logit_p=eta, observed=pm.Data("successes", data["successes"]))
+            pm.Deterministic("p_panel", pt.sum(n * pm.math.invlogit(eta)) / n.sum())
+            pm.Binomial("y", n=n, logit_p=eta, observed=successes)
     return model
-
-
-def binomial_centering(design: Design) -> dict[str, bool]:
-    """The GLMM's per-term centring: :func:`choose_centering` with a stricter bar (the level's
-    variance three times the noise of its mean: binary calls near 0 or 1 carry less
-    information than the linear approximation credits), and never for few-level terms.
-    """
-    centering = choose_centering(design, ratio=3.0)
-    for t in design.terms:  # few levels: the SD is weakly identified whatever the data per level
-        if t.kind == "random" and len(term_levels(design, t)[1]) <= FEW_LEVELS:
-            centering[t.label] = False
-    return {k: bool(v) for k, v in centering.items()}
 
 
 def binomial_data(design: Design) -> dict[str, np.ndarray]:

@@ -16,8 +16,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-#: Kernel codes of the SD prior families.
-FAMILIES = {"half_t": 0, "half_normal": 1, "half_cauchy": 2, "exponential": 3}
+from .prior_kernel import FAMILIES, finish_gradient, fixed_prior, sd_prior
+
+__all__ = ["FAMILIES", "strata_logp_grad"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -151,45 +152,14 @@ def strata_logp_grad(
     """
     n_var = fam.size
     grad = np.zeros_like(x)
-    sd = np.exp(x[:n_var])
-    logp = 0.0
-    g_sd = np.zeros(n_var)
-    for j in range(n_var):
-        s, v = sd[j], x[j]
-        logp += v + pconst[j]
-        if fam[j] == 0:
-            nu, sc2 = pnu[j], pscale[j] * pscale[j]
-            logp -= (nu + 1.0) / 2.0 * np.log1p(s * s / (nu * sc2))
-            g_sd[j] = -(nu + 1.0) * s / (nu * sc2 + s * s)
-        elif fam[j] == 1:
-            sc2 = pscale[j] * pscale[j]
-            logp -= s * s / (2.0 * sc2)
-            g_sd[j] = -s / sc2
-        elif fam[j] == 2:
-            sc2 = pscale[j] * pscale[j]
-            logp -= np.log1p(s * s / sc2)
-            g_sd[j] = -2.0 * s / (sc2 + s * s)
-        else:
-            logp -= s / pscale[j]
-            g_sd[j] = -1.0 / pscale[j]
+    sd, logp, g_sd = sd_prior(x, fam, pscale, pnu, pconst)
     mu = x[n_var]
     zmu = (mu - mu0) / mu_scale
     logp += -0.5 * np.log(2 * np.pi) - np.log(mu_scale) - 0.5 * zmu * zmu
     g_mu = -zmu / mu_scale
     n_fix = fix_off.size
-    betas = np.zeros(fix_len.sum())
-    g_betas = np.zeros(betas.size)
-    b_off = np.zeros(n_fix + 1, dtype=np.int64)
-    for f in range(n_fix):
-        L = fix_len[f]
-        b_off[f + 1] = b_off[f] + L
-        B = np.ascontiguousarray(bases[base_off[f] : base_off[f] + L * (L - 1)]).reshape((L, L - 1))
-        beta = B @ np.ascontiguousarray(x[fix_off[f] : fix_off[f] + L - 1])
-        betas[b_off[f] : b_off[f + 1]] = beta
-        logp += -0.5 * (beta @ beta) / fixed_scale**2 - (L - 1) * (
-            0.5 * np.log(2 * np.pi) + np.log(fixed_scale)
-        )
-        g_betas[b_off[f] : b_off[f + 1]] = -beta / fixed_scale**2
+    betas, lp_fix, g_betas, b_off = fixed_prior(x, fix_off, fix_len, bases, base_off, fixed_scale)
+    logp += lp_fix
 
     # -- statistics ----------------------------------------------------------------------
     n_cells = observed_sum.size
@@ -318,11 +288,5 @@ def strata_logp_grad(
         grad[lat_off:] = y_sd * g_z
 
     g_sd += 2.0 * sd * g_s2
-    for j in range(n_var):
-        grad[j] = g_sd[j] * sd[j] + 1.0
-    grad[n_var] = g_mu
-    for f in range(n_fix):
-        L = fix_len[f]
-        B = np.ascontiguousarray(bases[base_off[f] : base_off[f] + L * (L - 1)]).reshape((L, L - 1))
-        grad[fix_off[f] : fix_off[f] + L - 1] = np.ascontiguousarray(g_betas[b_off[f] : b_off[f + 1]]) @ B
+    finish_gradient(grad, sd, g_sd, g_mu, g_betas, b_off, fix_off, fix_len, bases, base_off)
     return logp, grad

@@ -1,0 +1,88 @@
+"""The priors every numba density shares: SD priors on the log scale and zero-sum fixed effects.
+
+Both kernels (:mod:`.strata_kernel`, :mod:`.binomial_kernel`) start from the same unconstrained
+vector head: ``x[0:n_var]`` the log SDs, ``x[n_var]`` the grand mean, then the zero-sum
+coordinates of each fixed facet. These functions evaluate their log prior (with the log
+transform's Jacobian) and turn gradients on the SDs and level effects back into gradients on
+``x``. Prior family codes: 0 half-t, 1 half-normal, 2 half-Cauchy, 3 exponential
+(:data:`FAMILIES`); their normalising constants come from
+:meth:`~bayes_tee._core.priors.SDPrior.log_normaliser`.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+#: Kernel codes of the SD prior families.
+FAMILIES = {"half_t": 0, "half_normal": 1, "half_cauchy": 2, "exponential": 3}
+
+
+@numba.njit(cache=True, nogil=True)
+def sd_prior(x, fam, pscale, pnu, pconst):  # pragma: no cover - compiled
+    """Log prior of the SDs ``exp(x[:n_var])`` with the Jacobian, and its gradient in the SDs
+    (without the Jacobian's, which :func:`finish_gradient` adds).
+    """
+    n_var = fam.size
+    sd = np.exp(x[:n_var])
+    logp = 0.0
+    g_sd = np.zeros(n_var)
+    for j in range(n_var):
+        s, v = sd[j], x[j]
+        logp += v + pconst[j]
+        if fam[j] == 0:
+            nu, sc2 = pnu[j], pscale[j] * pscale[j]
+            logp -= (nu + 1.0) / 2.0 * np.log1p(s * s / (nu * sc2))
+            g_sd[j] = -(nu + 1.0) * s / (nu * sc2 + s * s)
+        elif fam[j] == 1:
+            sc2 = pscale[j] * pscale[j]
+            logp -= s * s / (2.0 * sc2)
+            g_sd[j] = -s / sc2
+        elif fam[j] == 2:
+            sc2 = pscale[j] * pscale[j]
+            logp -= np.log1p(s * s / sc2)
+            g_sd[j] = -2.0 * s / (sc2 + s * s)
+        else:
+            logp -= s / pscale[j]
+            g_sd[j] = -1.0 / pscale[j]
+    return sd, logp, g_sd
+
+
+@numba.njit(cache=True, nogil=True)
+def fixed_prior(x, fix_off, fix_len, bases, base_off, fixed_scale):  # pragma: no cover - compiled
+    """Level effects of every fixed facet (concatenated), their zero-sum Normal log prior, its
+    gradient in the effects and the offsets of each facet in the concatenation.
+    """
+    n_fix = fix_off.size
+    betas = np.zeros(fix_len.sum())
+    g_betas = np.zeros(betas.size)
+    b_off = np.zeros(n_fix + 1, dtype=np.int64)
+    logp = 0.0
+    for f in range(n_fix):
+        L = fix_len[f]
+        b_off[f + 1] = b_off[f] + L
+        B = np.ascontiguousarray(bases[base_off[f] : base_off[f] + L * (L - 1)]).reshape((L, L - 1))
+        beta = B @ np.ascontiguousarray(x[fix_off[f] : fix_off[f] + L - 1])
+        betas[b_off[f] : b_off[f + 1]] = beta
+        logp += -0.5 * (beta @ beta) / fixed_scale**2 - (L - 1) * (
+            0.5 * np.log(2 * np.pi) + np.log(fixed_scale)
+        )
+        g_betas[b_off[f] : b_off[f + 1]] = -beta / fixed_scale**2
+    return betas, logp, g_betas, b_off
+
+
+@numba.njit(cache=True, nogil=True)
+def finish_gradient(
+    grad, sd, g_sd, g_mu, g_betas, b_off, fix_off, fix_len, bases, base_off
+):  # pragma: no cover
+    """Write the gradients of the log SDs (Jacobian included), the grand mean and the zero-sum
+    coordinates into ``grad`` (in place).
+    """
+    n_var = sd.size
+    for j in range(n_var):
+        grad[j] = g_sd[j] * sd[j] + 1.0
+    grad[n_var] = g_mu
+    for f in range(fix_off.size):
+        L = fix_len[f]
+        B = np.ascontiguousarray(bases[base_off[f] : base_off[f] + L * (L - 1)]).reshape((L, L - 1))
+        grad[fix_off[f] : fix_off[f] + L - 1] = np.ascontiguousarray(g_betas[b_off[f] : b_off[f + 1]]) @ B
