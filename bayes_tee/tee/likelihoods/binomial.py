@@ -1,7 +1,14 @@
 """``binomial``: the logit GLMM (``family="binomial"``). Calls aggregate exactly to successes
-out of trials per cell; random effects per level (non-centred where the data say little), the
-cell-level effect as the observation-level random effect; the logistic residual pi^2/3 is the
-fixed ``replicate`` component (:func:`add_logistic_residual`).
+out of trials per cell; the cell-level effect is the observation-level random effect (sampled,
+non-centred; or integrated out by adaptive Gauss-Hermite quadrature, :mod:`.quadrature`); the
+logistic residual pi^2/3 is the fixed ``replicate`` component (:func:`add_logistic_residual`).
+
+Near separation (most items SAFE in every call) the geometry is what makes or breaks the fit;
+:func:`glmm_terms` lays out the random effects for it: partial centring per level, items
+centred hierarchically on their category and the intercept, few-level terms swept into the
+intercept. Priors are on the logit scale: SDs in units of :data:`LOGIT_UNIT`, the intercept in
+units of :data:`INTERCEPT_UNIT`. The PyMC model here is the reference; fits sample the same
+model as a numba density (:mod:`.binomial_density`), which the tests hold equal to it.
 """
 
 from __future__ import annotations
@@ -127,10 +134,8 @@ def glmm_terms(design: Design, *, sample_cell: bool = True) -> list[GlmmTerm]:
         p_l = (k_l + 0.5) / (n_l + 1.0)
         # both outcomes seen, and the level's data more precise than the effects' spread
         c = (k_l > 0) & (k_l < n_l) & (n_l * p_l * (1 - p_l) * sd_hat[t.label] ** 2 > 1.0)
-        if t.label == "cell":  # a few calls per cell: the data never pin a cell's effect down
+        if n_levels <= FEW_LEVELS:  # swept and non-centred (see above)
             c[:] = False
-        if n_levels <= FEW_LEVELS:  # swept: one choice for the whole term, the majority's
-            c = np.full(n_levels, c.mean() > 0.5)
         return c
 
     out: list[GlmmTerm] = []

@@ -1,11 +1,13 @@
 """The logit GLMM's log density and gradient as one numba kernel.
 
-The same model as :func:`~bayes_tee.tee.likelihoods.binomial.binomial_model` with the cell
-effect integrated out (:mod:`.quadrature` gives the formulas; this is the same adaptive
-Gauss-Hermite rule, one cell at a time): SD priors, grand mean, zero-sum fixed effects, the
-random-effect vectors (centred or not, hierarchically centred items), and per cell the log
-marginal likelihood of its successes. Like :mod:`.strata_kernel`, its argument types do not
-depend on the design, so numba compiles it once per machine and caches it on disk.
+The same model as :func:`~bayes_tee.tee.likelihoods.binomial.binomial_model`: SD priors, the
+intercept and the grand mean's prior, zero-sum fixed effects, the random-effect vectors (centred
+or not per level, hierarchically centred items, swept few-level terms), and per cell the
+binomial log likelihood of its successes, or (``cell_sd >= 0``) its log marginal likelihood
+with the cell effect integrated out (:func:`cell_quadrature`: the adaptive Gauss-Hermite rule
+of :mod:`.quadrature`, one cell at a time, its gradient through the moving nodes). Like
+:mod:`.strata_kernel`, its argument types do not depend on the design, so numba compiles it once
+per machine and caches it on disk.
 
 Random terms are described by flat arrays (packed by
 :class:`~bayes_tee.tee.likelihoods.binomial_density.BinomialDensity`), in an order where every
