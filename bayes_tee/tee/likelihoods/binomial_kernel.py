@@ -179,6 +179,18 @@ def _effects(
     return eff, e_off, logp, shift
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _linear_predictor(c, mu, mu_in_eta, betas, b_off, cell_fix, eff, e_off, r_in_eta, cell_r):  # noqa: E501
+    """Cell ``c``'s linear predictor: grand mean (when it enters directly), fixed and random effects."""
+    eta = mu if mu_in_eta else 0.0
+    for f in range(cell_fix.shape[1]):
+        eta += betas[b_off[f] + cell_fix[c, f]]
+    for t in range(r_in_eta.size):
+        if r_in_eta[t]:
+            eta += eff[e_off[t] + cell_r[c, t]]
+    return eta
+
+
 @numba.njit(cache=True, nogil=True)
 def binomial_logp_grad(
     x,
@@ -256,12 +268,7 @@ def binomial_logp_grad(
     n_fix, n_r = fix_off.size, r_off.size
     g_eff = np.zeros(eff.size)
     for c in range(n_cells):
-        eta = mu if mu_in_eta else 0.0
-        for f in range(n_fix):
-            eta += betas[b_off[f] + cell_fix[c, f]]
-        for t in range(n_r):
-            if r_in_eta[t]:
-                eta += eff[e_off[t] + cell_r[c, t]]
+        eta = _linear_predictor(c, mu, mu_in_eta, betas, b_off, cell_fix, eff, e_off, r_in_eta, cell_r)
         k, n = successes[c], trials[c]
         if cell_sd >= 0:
             ll, ge, gs, _ = cell_quadrature(k, n, eta, sd[cell_sd], nodes_x, nodes_lw)
@@ -361,12 +368,7 @@ def cell_probabilities(
     )
     out = np.zeros(successes.size)
     for c in range(successes.size):
-        eta = mu if mu_in_eta else 0.0
-        for f in range(fix_off.size):
-            eta += betas[b_off[f] + cell_fix[c, f]]
-        for t in range(r_off.size):
-            if r_in_eta[t]:
-                eta += eff[e_off[t] + cell_r[c, t]]
+        eta = _linear_predictor(c, mu, mu_in_eta, betas, b_off, cell_fix, eff, e_off, r_in_eta, cell_r)
         if cell_sd >= 0:
             out[c] = cell_quadrature(successes[c], trials[c], eta, sd[cell_sd], nodes_x, nodes_lw)[3]
         else:
