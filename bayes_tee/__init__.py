@@ -10,16 +10,18 @@
 The package is one room per topic (see the README's layout section): :mod:`bayes_tee.tee`
 (the TEE / G-theory core), :mod:`bayes_tee.calibration`, :mod:`bayes_tee.pairwise`,
 :mod:`bayes_tee.noise`, :mod:`bayes_tee.studies` (``bt.simulate``), :mod:`bayes_tee.plots`,
+:mod:`bayes_tee.io` (readers for Inspect AI, promptfoo and lm-eval logs),
 with shared machinery in ``bayes_tee._core``.
 """
 
-from . import allocation, calibration, datasets, noise, pairwise, plots, studies
+from . import allocation, calibration, datasets, io, noise, pairwise, plots, studies
 from ._core import priors
 from ._core.beta_prior import beta_from_mode
 from ._core.exceptions import CalibrationWarning, DesignError, DesignWarning, DiagnosticWarning
 from ._core.version import __version__
 from .calibration import JudgeCalibration, calibrate
 from .calibration import baselines as judge_baselines
+from .io import read_inspect, read_lm_eval, read_promptfoo
 from .pairwise import raee
 from .tee import components, gaming, sensitivity
 from .tee.anova import anova_estimates
@@ -52,6 +54,7 @@ __all__ = [
     "datasets",
     "fit_posterior",
     "gaming",
+    "io",
     "judge_baselines",
     "leave_one_out",
     "load",
@@ -61,6 +64,9 @@ __all__ = [
     "prior_sensitivity",
     "priors",
     "raee",
+    "read_inspect",
+    "read_lm_eval",
+    "read_promptfoo",
     "sensitivity",
     "simulate",
     "studies",

@@ -3,15 +3,19 @@
     bayes-tee demo [--out DIR] [--save models/tee_demo.nc]
     bayes-tee fit pilot.csv --outcome score --item item_id --prompt variant_id --out pilot.nc
     bayes-tee fit pilot.csv --roles roles.toml --dry-run      # validate and describe only
+    bayes-tee fit logs/ --from inspect --prompt wording --out pilot.nc   # Inspect AI logs
+    bayes-tee fit results.json --from promptfoo --model gpt-4o --dry-run
     bayes-tee summary pilot.nc [--json]
     bayes-tee dstudy pilot.nc --items 100,200 --prompts 1,3,5 --judges 1,3 [--json]
     bayes-tee allocate pilot.nc --budget 5000 [--costs costs.toml] [--json]
     bayes-tee report pilot.nc --html report.html [--budget 5000] [--costs costs.toml]
 
 Roles come from flags or a TOML file (``outcome = "score"``, ``item = "item_id"``, ...; flags
-win). A costs TOML holds ``cost_per_call`` (a number, or a table of price per judge) and
-optionally ``cost_per_item``. Exit codes: 0 ok, 1 user error (one-line reason on stderr, no
-traceback), 2 diagnostics failed with ``--strict``.
+win), or from the log reader with ``--from inspect|promptfoo|lm-eval`` (:mod:`bayes_tee.io`;
+``--prompt`` then names the prompt variant's task argument or metadata key, ``--model`` keeps
+one model, ``--scorers`` some scorers). A costs TOML holds ``cost_per_call`` (a number, or a
+table of price per judge) and optionally ``cost_per_item``. Exit codes: 0 ok, 1 user error
+(one-line reason on stderr, no traceback), 2 diagnostics failed with ``--strict``.
 """
 
 from __future__ import annotations
@@ -22,14 +26,16 @@ import warnings
 from pathlib import Path
 
 from ._core import diagnostics as diag
-from ._core.exceptions import DesignError, DiagnosticWarning
+from ._core.exceptions import DesignError, DesignWarning, DiagnosticWarning
 from .datasets import load as load_data
+from .io import describe, read_inspect, read_lm_eval, read_promptfoo
 from .tee.design import validate_design
 from .tee.fit import fit_posterior
 from .tee.outofcore import is_out_of_core, validate_dask
 from .tee.posterior import load
 
 ROLE_FLAGS = ("outcome", "item", "prompt", "judge", "temperature", "replicate", "category", "position")
+READERS = {"inspect": read_inspect, "promptfoo": read_promptfoo, "lm-eval": read_lm_eval}
 
 
 def _quiet_third_party() -> None:
@@ -87,6 +93,31 @@ def _read(path: str):
         return pd.read_csv(p)
     except (ValueError, UnicodeDecodeError, ImportError, pd.errors.ParserError) as err:
         raise DesignError(f"Could not read {path!r} as {p.suffix.lstrip('.') or 'CSV'}: {err}") from None
+
+
+def _read_logs(args) -> object:
+    """The long frame from evaluation logs (``--from``), the reader's notes said on stderr."""
+    fixed = [f"--{r}" for r in ROLE_FLAGS if r not in ("prompt", "category") and getattr(args, r) is not None]
+    if fixed or args.roles:
+        raise DesignError(
+            f"--from {args.source} fills the roles from the logs; drop {', '.join(fixed) or '--roles'} "
+            "(--prompt names the prompt variant's key, --model keeps one model)."
+        )
+    options: dict = {"model": args.model}
+    if args.scorers:
+        options["scorers"] = [s.strip() for s in args.scorers.split(",") if s.strip()]
+    if args.prompt is not None:
+        options["prompt"] = args.prompt
+    if args.category is not None:
+        if args.source != "inspect":
+            raise DesignError("--category (a sample metadata key) is read from Inspect AI logs only.")
+        options["category"] = args.category
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DesignWarning)
+        df = READERS[args.source](args.data, **options)
+    for w in caught:
+        print(f"warning: {w.message}", file=sys.stderr)
+    return df
 
 
 def _toml(path: str | None) -> dict:
@@ -201,6 +232,14 @@ def _parser() -> argparse.ArgumentParser:
     fit.add_argument(
         "--swapped", help="pairwise: the --position level whose verdicts are in the swapped slot frame"
     )
+    fit.add_argument(
+        "--from",
+        dest="source",
+        choices=tuple(READERS),
+        help="read evaluation logs (a file or folder) instead of a table; the roles come from the logs",
+    )
+    fit.add_argument("--model", help="with --from: keep this model's rows (logs of several models)")
+    fit.add_argument("--scorers", help="with --from: comma-separated scorers (judges) to keep")
     fit.add_argument("--roles", help="TOML file with the column roles")
     fit.add_argument("--out", help="where to save the posterior (.nc); required unless --dry-run")
     fit.add_argument(
@@ -300,8 +339,35 @@ def _run(args) -> object:
         df = load_data("tee_demo")
         roles = {r: r for r in ROLE_FLAGS if r not in ("outcome", "position")} | {"outcome": "score"}
         save = args.save
+    elif args.source is not None:
+        df = _read_logs(args)
+        print(describe(df))
+        if "model" in df.columns and df["model"].nunique() > 1:
+            models = ", ".join(map(str, sorted(df["model"].unique())))
+            if args.dry_run:
+                print(f"Several models: add --model NAME (one of {models}) to validate and fit one.")
+                return None
+            raise DesignError(
+                f"The logs hold several models ({models}): fit one at a time with --model NAME."
+            )
+        roles = {}
+        if args.dry_run:
+            d = validate_design(df, family=args.family, warn=False)
+            print(repr(d))
+            print(d.summary().to_string(index=False))
+            print(f"rows used {d.n_rows}, dropped {sum(d.dropped.values())}; balanced: {d.balanced}")
+            for note in d.notes:
+                print(f"note: {note}")
+            return None
+        if not args.out:
+            raise DesignError("--out is required (where to save the posterior), unless --dry-run.")
+        save = args.out
     else:
         df = _read(args.data)
+        if args.model or args.scorers:
+            raise DesignError(
+                "--model and --scorers select from evaluation logs: add --from inspect|promptfoo|lm-eval."
+            )
         roles = _roles(args)
         if args.dry_run:
             if is_out_of_core(df):

@@ -1,7 +1,7 @@
 """The package's import graph, built from the source: no cycles, no upward imports.
 
 Layers, bottom to top: ``_core`` -> ``plots`` -> topic packages (``pairwise``, ``noise``,
-``calibration``, then ``tee``, which reads pairwise verdicts) -> ``allocation`` -> ``studies``
+``calibration``, then ``tee``, which reads pairwise verdicts) -> ``allocation`` and ``io`` -> ``studies``
 -> ``datasets`` -> ``cli``. A module may import its own layer's modules (acyclically) and any
 lower layer; imports only for type checking (under ``if TYPE_CHECKING:``) are exempt.
 Function-level imports count: an import hidden in a function is still an import.
@@ -24,6 +24,7 @@ LAYERS = {
     "calibration": 2,
     "tee": 3,
     "allocation": 4,
+    "io": 4,  # log readers: fill the roles tee.design reads
     "studies": 5,
     "datasets": 6,
     "cli": 7,

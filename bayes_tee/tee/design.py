@@ -288,11 +288,49 @@ def _level_codes(values: pd.Series) -> tuple[np.ndarray, tuple[str, ...]]:
     return np.asarray(cat.codes, dtype=np.int64), labels
 
 
+#: ``DataFrame.attrs`` key under which the log readers (:mod:`bayes_tee.io`) store the roles of
+#: the columns they write, so ``fit_posterior(bt.read_inspect(...))`` needs no role arguments.
+ROLES_ATTR = "bayes_tee_roles"
+
+
+def frame_roles(df: pd.DataFrame, roles: dict[str, str | None]) -> dict[str, str | None]:
+    """The roles given, completed from the roles a log reader stored in ``df.attrs``.
+
+    With ``outcome`` and ``item`` both given, the roles are the ones given. With neither, the
+    stored roles are used and any role given overrides its stored column. A frame holding
+    several models (a ``model`` column from a reader) is refused: one decomposition per model.
+
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"score": [1.0], "item": ["a"]})
+    >>> df.attrs[ROLES_ATTR] = {"outcome": "score", "item": "item"}
+    >>> frame_roles(df, {"outcome": None, "item": None, "judge": None})["outcome"]
+    'score'
+    """
+    if roles.get("outcome") is not None and roles.get("item") is not None:
+        return roles
+    stored = df.attrs.get(ROLES_ATTR) if isinstance(df, pd.DataFrame) else None
+    if roles.get("outcome") is None and roles.get("item") is None and stored:
+        if "model" in df.columns and df["model"].nunique() > 1:
+            names = ", ".join(map(repr, sorted(df["model"].dropna().astype(str).unique())))
+            raise DesignError(
+                f"The frame holds several models in column 'model' ({names}); the decomposition "
+                "is per model: fit one at a time, e.g. df[df['model'] == ...], or read one model "
+                "with the reader's model= argument."
+            )
+        return {**roles, **stored, **{k: v for k, v in roles.items() if v is not None}}
+    missing = [r for r in ("outcome", "item") if roles.get(r) is None]
+    raise DesignError(
+        f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} required: name the score "
+        "column with outcome= and the item column with item= (a frame from bt.read_inspect, "
+        "bt.read_promptfoo or bt.read_lm_eval carries its roles and needs neither)."
+    )
+
+
 def validate_design(
     df: pd.DataFrame,
     *,
-    outcome: str,
-    item: str,
+    outcome: str | None = None,
+    item: str | None = None,
     prompt: str | None = None,
     judge: str | None = None,
     temperature: str | None = None,
@@ -316,7 +354,8 @@ def validate_design(
     df : pandas.DataFrame
         Long data, one row per scored call.
     outcome, item : str
-        Required columns: the score and the item identifier.
+        Required columns: the score and the item identifier (optional for a frame from a log
+        reader, which carries its roles: :func:`frame_roles`).
     prompt, judge, temperature, replicate, category : str, optional
         Optional facet columns. ``replicate`` labels calls within a cell; without it every row
         in a cell counts as a replicate.
@@ -363,7 +402,12 @@ def validate_design(
         raise DesignError(
             f"family must be 'gaussian' (linear model) or 'binomial' (logit GLMM), got {family!r}."
         )
-    roles = Roles(outcome, item, prompt, judge, temperature, replicate, category, position)
+    given = dict(
+        outcome=outcome, item=item, prompt=prompt, judge=judge, temperature=temperature,
+        replicate=replicate, category=category, position=position,
+    )  # fmt: skip
+    roles = Roles(**frame_roles(df, given))
+    outcome, position, replicate = roles.outcome, roles.position, roles.replicate
     check_roles(df, roles)
     if swapped is not None and position is None:
         raise DesignError(
@@ -394,7 +438,9 @@ def validate_design(
     data = df.loc[keep]
     yv = y.to_numpy()[keep]
 
-    notes = dropped_notes(dropped, len(data), len(df))
+    in_logs = log_losses(df)
+    notes = dropped_notes(dropped | in_logs, len(data), len(df) + sum(in_logs.values()))
+    dropped = dropped | {f"{reason} (in the logs)": n for reason, n in in_logs.items()}
     codes, levels, facets = facet_codes(data, roles, notes)
     categories, item_category = categories_of(data, roles, codes["item"], levels["item"], notes)
 
@@ -425,6 +471,22 @@ def validate_design(
         warn=warn,
         rows=(row_cell, yv),
     )
+
+
+def log_losses(df: pd.DataFrame) -> dict[str, int]:
+    """The scores a log reader could not use (``df.attrs["dropped_by_model"]``), for the models
+    still in ``df``: reason -> count.
+    """
+    by_model = df.attrs.get("dropped_by_model") if ROLES_ATTR in df.attrs else None
+    if not by_model:
+        return {}
+    present = set(df["model"].astype(str)) if "model" in df.columns else set(by_model)
+    total: dict[str, int] = {}
+    for name, reasons in by_model.items():
+        if name in present:
+            for reason, n in reasons.items():
+                total[reason] = total.get(reason, 0) + int(n)
+    return total
 
 
 def dropped_notes(dropped: dict[str, int], used: int, total: int) -> list[str]:

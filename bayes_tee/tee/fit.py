@@ -102,8 +102,8 @@ def layout_key(design: Design, spec: PriorSpec, method: str, extra: object = Non
 
 def fit_posterior(
     df: pd.DataFrame,
-    outcome: str,
-    item: str,
+    outcome: str | None = None,
+    item: str | None = None,
     prompt: str | None = None,
     judge: str | None = None,
     temperature: str | None = None,
@@ -135,8 +135,10 @@ def fit_posterior(
         One row per scored call. A dask DataFrame or a path to parquet data (a file or a
         dataset directory) is reduced to per-cell statistics with dask, never holding the rows
         in memory (:mod:`bayes_tee.tee.outofcore`; needs ``bayes_tee[dask]``).
-    outcome, item : str
-        Score column and item column (required).
+    outcome, item : str, optional
+        Score column and item column; required unless ``df`` comes from a log reader
+        (:func:`bayes_tee.read_inspect`, :func:`~bayes_tee.read_promptfoo`,
+        :func:`~bayes_tee.read_lm_eval`), whose frame carries its columns' roles.
     prompt, judge, temperature, replicate, category : str, optional
         Facet columns; the model uses only the facets present.
     position : str, optional
@@ -196,6 +198,8 @@ def fit_posterior(
     True
     """
     if is_out_of_core(df):
+        if outcome is None or item is None:
+            raise DesignError("outcome= and item= are required for parquet or dask data.")
         if position is not None or swapped is not None:
             raise DesignError(
                 "position=/swapped= (pairwise verdict labels) need a pandas DataFrame; recode the "

@@ -1,0 +1,312 @@
+"""Inspect AI logs -> the long frame: ``bt.read_inspect(logs)``.
+
+One Inspect log is one task run on one model: an ``.eval`` archive (``header.json``,
+``summaries.json``, ``samples/{id}_epoch_{n}.json``; Zstandard members since 0.3.2xx) or one
+``.json`` document. Its samples are the calls: item = sample ``id``, replicate = ``epoch``,
+model = ``eval.model``, temperature = ``plan.config.temperature`` (else
+``eval.model_generate_config.temperature``), and one row per scorer in ``scores``: the judge.
+A model-graded scorer's judge names its grader (``eval.model_roles``, or the scorer's own
+``model`` option). With ``inspect-ai`` installed (``pip install bayes_tee[inspect]``) its
+readers are used; without it the archive is read directly (:mod:`bayes_tee.io.archive`).
+
+>>> df = bt.read_inspect("logs/", prompt="wording")       # doctest: +SKIP
+>>> post = bt.fit_posterior(df)                           # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import warnings
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Literal
+
+import pandas as pd
+
+from .._core.exceptions import DesignError, DesignWarning
+from .archive import ZipJson
+from .long_frame import Unscorable, log_files, long_frame, pick, score_value
+
+#: Sample fields a reader skips: the transcript, which holds nearly all of a log's bytes.
+SKIPPED = {"events", "events_data", "messages", "attachments", "store", "output"}
+SUFFIXES = (".eval", ".json")
+#: The newest log layout version read directly (``header.json``'s ``version``; 2 since 0.3.2x).
+LOG_VERSION = 2
+EXPECTED = "an Inspect AI log (.eval archive or .json log with 'eval' and 'samples')"
+
+
+def inspect_ai_installed() -> bool:
+    """Whether inspect-ai can be imported (the optional ``inspect`` extra)."""
+    return importlib.util.find_spec("inspect_ai") is not None
+
+
+def _header_archive(z: ZipJson) -> dict:
+    names = set(z.names())
+    if "header.json" in names:
+        return z.read("header.json")
+    if "_journal/start.json" in names:  # a log still running, or one that stopped early
+        return z.read("_journal/start.json")
+    raise DesignError(f"{z.path}: no header.json in the archive; expected {EXPECTED}.")
+
+
+def _read_archive(path: Path) -> tuple[dict, Iterator[dict]]:
+    """Header and samples (full: summaries drop a score's edit history), without inspect-ai."""
+    if path.suffix == ".json":
+        try:
+            doc = json.loads(path.read_text())
+        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+            raise DesignError(f"{path}: not valid JSON ({err}); expected {EXPECTED}.") from None
+        if not isinstance(doc, dict):
+            raise DesignError(f"{path}: expected {EXPECTED}.")
+        return doc, iter(doc.get("samples") or [])
+    z = ZipJson(path)
+    header = _header_archive(z)
+    members = [n for n in z.names() if n.startswith("samples/") and n.endswith(".json")]
+    return header, (z.read(n) for n in members)
+
+
+def _read_inspect_ai(path: Path) -> tuple[dict, Iterator[dict]]:
+    """The same two through inspect-ai's own readers (which also read remote logs)."""
+    log = importlib.import_module("inspect_ai.log")
+    try:
+        header = log.read_eval_log(str(path), header_only=True).model_dump(mode="python")
+    except Exception as err:  # inspect-ai raises many kinds on a foreign file
+        raise DesignError(
+            f"{path}: inspect-ai could not read it ({type(err).__name__}: {err}); expected {EXPECTED}."
+        ) from None
+    samples = log.read_eval_log_samples(str(path), all_samples_required=False, exclude_fields=SKIPPED)
+    return header, (s.model_dump(mode="python", exclude=SKIPPED) for s in samples)
+
+
+def _grader(spec: dict, header: dict, warned: set[str]) -> str | None:
+    """The grader model of a model-graded scorer (None for a scorer with no model)."""
+    options = spec.get("options") or {}
+    if not ({"model", "model_role"} & set(options)):
+        return None
+    model = options.get("model")
+    if model is None and options.get("model_role"):
+        role = options["model_role"]
+        role = role.get("name") if isinstance(role, dict) else role
+        bound = (header["eval"].get("model_roles") or {}).get(role)
+        model = bound if bound is not None else header["eval"].get("model")
+    models = model if isinstance(model, list) else [model]
+    names = [m.get("model") if isinstance(m, dict) else str(m) for m in models]
+    if len(names) > 1 and spec["name"] not in warned:
+        warned.add(spec["name"])
+        warnings.warn(
+            f"Scorer {spec['name']!r} majority-votes {len(names)} graders ({', '.join(names)}) into one "
+            "score; the individual grades survive only in the log's events, so the judge facet sees "
+            "one judge. Give each grader its own scorer (e.g. model_graded_qa(model_role='grader_a')) "
+            "to measure judge variance.",
+            DesignWarning,
+            stacklevel=4,
+        )
+    return "+".join(names)
+
+
+def _judges(header: dict, warned: set[str]) -> dict[str, str]:
+    judges = {}
+    for spec in header["eval"].get("scorers") or []:
+        grader = _grader(spec, header, warned)
+        judges[spec["name"]] = spec["name"] if grader is None else f"{spec['name']} ({grader})"
+    return judges
+
+
+def _temperature(header: dict) -> float:
+    for config in ((header.get("plan") or {}).get("config"), header["eval"].get("model_generate_config")):
+        if config and config.get("temperature") is not None:
+            return float(config["temperature"])
+    return float("nan")
+
+
+def _values(score: dict) -> tuple[object, object | None]:
+    """The judge's value and, for a score edited by a person, the edited value (the label)."""
+    history = score.get("history") or []
+    edited = [h for h in history if h.get("provenance") is not None]
+    if history and edited and history[0].get("value") != "UNCHANGED":
+        return history[0]["value"], score.get("value")
+    return score.get("value"), None
+
+
+def read_inspect(
+    logs: str | Path | Sequence[str | Path],
+    prompt: str | None = None,
+    scorers: str | Sequence[str] | None = None,
+    *,
+    category: str | None = None,
+    model: str | None = None,
+    engine: Literal["auto", "inspect", "archive"] = "auto",
+) -> pd.DataFrame:
+    """Read Inspect AI evaluation logs into the long frame ``fit_posterior`` takes.
+
+    Parameters
+    ----------
+    logs : str, Path or list
+        A log file (``.eval`` or ``.json``), a folder (searched recursively) or a list of
+        either. Several models are a folder of logs, one per model.
+    prompt : str, optional
+        The prompt-variant facet: a task argument (``eval.task_args``) or a sample ``metadata``
+        key. By default the task arguments that differ between the logs (the task name when
+        only tasks differ).
+    scorers : str or list of str, optional
+        Keep these scorers (default: all). A scorer whose value is a mapping gives one judge
+        per key, named ``scorer/key``.
+    category : str, optional
+        A sample ``metadata`` key holding the item's category.
+    model : str, optional
+        Keep one model's rows (``eval.model``).
+    engine : {"auto", "inspect", "archive"}
+        ``archive`` reads the files directly (``.eval`` zip members or the ``.json``
+        document); ``inspect`` reads them with inspect-ai's own readers (its pydantic
+        validation makes it about 14x slower here: ``benchmarks/bench_readers.py``);
+        ``auto`` reads directly and hands a log whose layout version it does not know
+        (newer than :data:`LOG_VERSION`) to inspect-ai when it is installed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``item, prompt, judge, replicate, model, temperature, score, log`` (+ ``task``,
+        + ``category``, + ``label`` where a person edited a score with ``edit_score``: the
+        judge's original verdict stays in ``score``, the correction is the ``label``). Scores:
+        C/I/P/N as 1/0/0.5/0, numbers and booleans as they are. The roles are in ``attrs``, so
+        ``fit_posterior(df)`` needs no role arguments; samples that errored and scores that
+        are missing or unscored (NaN) are counted in ``attrs["dropped"]`` and said once.
+
+    Raises
+    ------
+    DesignError
+        For a file that is not an Inspect log (naming it), an unknown ``prompt`` key or
+        scorer, or logs with nothing scored.
+
+    Examples
+    --------
+    >>> import bayes_tee as bt
+    >>> df = bt.read_inspect("logs/", prompt="wording")     # doctest: +SKIP
+    >>> df.attrs["dropped"]                                 # doctest: +SKIP
+    {'the score is unscored (NaN, grader_failed)': 4, 'the sample errored': 3}
+    >>> post = bt.fit_posterior(df, random_seed=1)          # doctest: +SKIP
+    """
+    if engine not in ("auto", "inspect", "archive"):
+        raise DesignError(f"engine must be 'auto', 'inspect' or 'archive', got {engine!r}.")
+    if engine == "inspect" and not inspect_ai_installed():
+        raise DesignError("engine='inspect' needs inspect-ai: pip install 'bayes_tee[inspect]'.")
+    files = [p for p in log_files(logs, SUFFIXES, "Inspect AI logs") if p.name != "logs.json"]
+    reader = _read_inspect_ai if engine == "inspect" else _read_archive
+    logs_read = []
+    for path in files:
+        header, samples = reader(path)
+        newer = isinstance(header, dict) and int(header.get("version") or 0) > LOG_VERSION
+        if engine == "auto" and newer and inspect_ai_installed():
+            header, samples = _read_inspect_ai(path)
+        spec = header.get("eval") if isinstance(header, dict) else None
+        if not isinstance(spec, dict) or "task" not in spec or "model" not in spec:
+            raise DesignError(f"{path}: expected {EXPECTED}; this file has no 'eval' task and model.")
+        kept = [{k: v for k, v in sample.items() if k not in SKIPPED} for sample in samples]
+        logs_read.append((path, header, kept))
+    return _frame(logs_read, prompt, scorers, category, model, f"{len(files)} Inspect AI log(s)")
+
+
+def _prompt_of(logs_read: list, prompt: str | None, notes: list[str]) -> tuple[str, object]:
+    """How the prompt facet is found: ('arg', key), ('args', keys), ('meta', key) or ('task', None)."""
+    args = [h["eval"].get("task_args") or {} for _, h, _ in logs_read]
+    if prompt is not None:
+        if any(prompt in a for a in args):
+            return "arg", prompt
+        if any(prompt in (s.get("metadata") or {}) for _, _, ss in logs_read for s in ss):
+            return "meta", prompt
+        keys = sorted({k for a in args for k in a})
+        meta = sorted({k for _, _, ss in logs_read for s in ss[:50] for k in (s.get("metadata") or {})})
+        raise DesignError(
+            f"prompt={prompt!r} is neither a task argument ({keys or 'none'}) nor a sample metadata "
+            f"key ({meta or 'none'}) in these logs."
+        )
+    keys = sorted({k for a in args for k in a})
+    varying = [k for k in keys if len({json.dumps(a.get(k), sort_keys=True, default=str) for a in args}) > 1]
+    tasks = {h["eval"]["task"] for _, h, _ in logs_read}
+    if varying:
+        notes.append(f"prompt facet: the task argument(s) that differ between logs: {', '.join(varying)}")
+        return "args", varying
+    if len(tasks) > 1:
+        notes.append("prompt facet: the task name (the logs differ only in task)")
+    return "task", None
+
+
+def _frame(logs_read, prompt, scorers, category, model, source) -> pd.DataFrame:
+    dropped: Counter = Counter()
+    notes: list[str] = []
+    warned: set[str] = set()
+    how, key = _prompt_of(logs_read, prompt, notes)
+    all_scorers = [n for _, h, ss in logs_read for n in _judges(h, set())] + [
+        n for _, _, ss in logs_read for s in ss for n in (s.get("scores") or {})
+    ]
+    keep = set(pick(all_scorers, scorers, "scorer"))
+    rows = []
+    for number, (path, header, samples) in enumerate(logs_read):
+        spec = header["eval"]
+        order = {sid: k for k, sid in enumerate((spec.get("dataset") or {}).get("sample_ids") or [])}
+        judges = _judges(header, warned)
+        names = [n for n in judges if n in keep] or sorted(keep)
+        args = spec.get("task_args") or {}
+        base = {
+            "model": spec["model"],
+            "temperature": _temperature(header),
+            "task": spec["task"],
+            "log": path.name,
+        }
+        if how == "arg":
+            base["prompt"] = str(args.get(key))
+        elif how == "args":
+            base["prompt"] = (
+                ", ".join(f"{k}={args.get(k)}" for k in key) if len(key) > 1 else str(args.get(key[0]))
+            )
+        elif how == "task":
+            base["prompt"] = spec["task"]
+        if header.get("status") not in (None, "success"):
+            notes.append(f"{path.name}: status {header.get('status')!r} (the samples it holds are read)")
+        for s in samples:
+            meta = s.get("metadata") or {}
+            row = {**base, "item": s["id"], "replicate": int(s.get("epoch") or 1)}
+            row["_order"] = (number, row["replicate"], order.get(s["id"], len(order)), str(s["id"]))
+            if how == "meta":
+                row["prompt"] = None if meta.get(key) is None else str(meta.get(key))
+            if category is not None:
+                row["category"] = meta.get(category)
+            scores = s.get("scores") or {}
+            if s.get("error"):
+                dropped[spec["model"], "the sample errored"] += max(len(names), 1)
+                continue
+            for name in sorted(set(scores) | set(names), key=lambda n: (n not in judges, n)):
+                if name not in keep:
+                    continue
+                if name not in scores:
+                    dropped[spec["model"], "the score is missing"] += 1
+                    continue
+                score = scores[name]
+                score = score if isinstance(score, dict) else {"value": score}
+                value, label = _values(score)
+                pairs = value.items() if isinstance(value, dict) else [(None, value)]
+                labels = label if isinstance(label, dict) else {}
+                for sub, v in pairs:
+                    judge = judges.get(name, name) + ("" if sub is None else f"/{sub}")
+                    try:
+                        out = {**row, "judge": judge, "score": score_value(v)}
+                    except Unscorable as why:
+                        reason = str(why)
+                        if score.get("reason") and "NaN" in reason:
+                            reason = f"{reason[:-1]}, {score['reason']})"
+                        dropped[spec["model"], reason] += 1
+                        continue
+                    lab = labels.get(sub) if sub is not None else label
+                    if lab is not None:
+                        try:
+                            out["label"] = score_value(lab)
+                        except Unscorable:
+                            pass
+                    rows.append(out)
+    if category is not None and not any("category" in r for r in rows):
+        raise DesignError(f"category={category!r} is not a sample metadata key in these logs.")
+    rows.sort(key=lambda r: r.pop("_order"))  # log, epoch, dataset order: the same for both engines
+    return long_frame(rows, dropped, notes, source, model=model, stacklevel=4)

@@ -1,0 +1,193 @@
+"""The long frame every log reader returns: one row per score, the roles filled, losses counted.
+
+Columns, in order: ``item, prompt, judge, replicate, model, temperature, score`` and then any
+reader-specific columns (``label``, ``category``, ``log``...). The frame's ``attrs`` hold the
+roles (:data:`bayes_tee.tee.design.ROLES_ATTR`, read by ``fit_posterior``), the scores that
+could not be used (``attrs["dropped"]``, reason -> count, and ``attrs["dropped_by_model"]``;
+said once as a :class:`~bayes_tee.DesignWarning` and carried into the design's dropped rows)
+and the notes the reader made (``attrs["notes"]``).
+
+>>> score_value("C"), score_value("P"), score_value(True), score_value("0.25")
+(1.0, 0.5, 1.0, 0.25)
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from .._core.exceptions import DesignError, DesignWarning
+from ..tee.design import ROLES_ATTR
+
+#: Inspect AI's letter grades (``inspect_ai.scorer``: CORRECT, INCORRECT, PARTIAL, NOANSWER).
+LETTER_GRADES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
+COLUMNS = ("item", "prompt", "judge", "replicate", "model", "temperature", "score")
+#: Facet columns that become roles when they have more than one level and no missing value.
+FACET_ROLES = ("prompt", "judge", "replicate", "temperature", "category")
+
+
+class Unscorable(ValueError):
+    """A score value that is not a number (its reason is the message)."""
+
+
+def score_value(value: object) -> float:
+    """A score as a number: letter grades C/I/P/N as 1/0/0.5/0, booleans as 1/0, numbers and
+    numeric strings as they are.
+
+    Raises
+    ------
+    Unscorable
+        For NaN, None, lists, mappings and other text, with the reason.
+
+    Examples
+    --------
+    >>> score_value("I"), score_value(3)
+    (0.0, 3.0)
+    """
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, int | float):
+        if math.isnan(value):
+            raise Unscorable("the score is unscored (NaN)")
+        return float(value)
+    if value is None:
+        raise Unscorable("the score is empty (None)")
+    if isinstance(value, str):
+        text = value.strip()
+        if text.upper() in LETTER_GRADES:
+            return LETTER_GRADES[text.upper()]
+        try:
+            number = float(text)
+        except ValueError:
+            raise Unscorable("the score is text, not a number or grade") from None
+        if math.isnan(number):
+            raise Unscorable("the score is unscored (NaN)")
+        return number
+    raise Unscorable(f"the score is a {type(value).__name__}, not a number")
+
+
+def log_files(source: str | Path | Sequence[str | Path], suffixes: tuple[str, ...], what: str) -> list[Path]:
+    """The files a reader reads: a file, a folder (searched recursively for ``suffixes``) or a
+    list of either.
+
+    Raises
+    ------
+    DesignError
+        For a path that does not exist, or when no file is found.
+    """
+    items = [source] if isinstance(source, str | Path) else list(source)
+    files: list[Path] = []
+    for entry in items:
+        path = Path(entry)
+        if path.is_dir():
+            files.extend(sorted(p for p in path.rglob("*") if p.is_file() and p.name.endswith(suffixes)))
+        elif path.exists():
+            files.append(path)
+        else:
+            raise DesignError(f"No file or folder {str(path)!r}.")
+    if not files:
+        raise DesignError(f"No {what} found in {source!r} (looked for {', '.join(suffixes)} files).")
+    return files
+
+
+def pick(names: Iterable[str], wanted: Sequence[str] | str | None, kind: str) -> list[str]:
+    """``wanted`` (or all of ``names``), checked against the names present."""
+    present = list(dict.fromkeys(names))
+    if wanted is None:
+        return present
+    wanted = [wanted] if isinstance(wanted, str) else list(wanted)
+    unknown = [w for w in wanted if w not in present]
+    if unknown:
+        raise DesignError(f"No {kind} {unknown} in the logs; the logs have {present}.")
+    return wanted
+
+
+def long_frame(
+    rows: list[dict],
+    lost: Counter,
+    notes: list[str],
+    source: str,
+    model: str | None = None,
+    extra_roles: dict[str, str] | None = None,
+    stacklevel: int = 3,
+) -> pd.DataFrame:
+    """Assemble the reader's rows into the long frame with its roles, losses and notes.
+
+    ``lost`` counts the scores that could not be used by (model, reason). ``model`` keeps one
+    model's rows and losses (the other models were not asked for). Losses are said once as a
+    :class:`~bayes_tee.DesignWarning`.
+    """
+    by_model: dict[str, dict[str, int]] = {}
+    for (name, reason), n in lost.items():
+        if model is None or name == model:
+            by_model.setdefault(str(name), {})[reason] = n
+    dropped: Counter = Counter()
+    for reasons in by_model.values():
+        dropped.update(reasons)
+    df = pd.DataFrame(rows)
+    if df.empty:
+        why = f" ({', '.join(f'{n} where {r}' for r, n in dropped.items())})" if dropped else ""
+        raise DesignError(f"No scored rows in {source}{why}.")
+    if model is not None:
+        models = sorted(df["model"].astype(str).unique())
+        if model not in models:
+            raise DesignError(f"No model {model!r} in {source}; the logs hold {models}.")
+        df = df[df["model"] == model].reset_index(drop=True)
+    first = [c for c in COLUMNS if c in df.columns]
+    df = df[first + [c for c in df.columns if c not in first]]
+    df["score"] = df["score"].astype(float)
+    if "temperature" in df.columns:
+        df["temperature"] = pd.to_numeric(df["temperature"], errors="coerce")
+    roles: dict[str, str] = {"outcome": "score", "item": "item"}
+    for role in FACET_ROLES:
+        col = (extra_roles or {}).get(role, role)
+        if col not in df.columns:
+            continue
+        levels = df[col].nunique(dropna=True)
+        if levels > 1 and df[col].notna().all():
+            roles[role] = col
+        elif levels > 1:
+            notes.append(
+                f"{col!r} is not used as the {role} facet: {int(df[col].isna().sum())} row(s) do not "
+                "record it (fill them, then pass it as a role)."
+            )
+    df.attrs[ROLES_ATTR] = roles
+    df.attrs["dropped"] = dict(dropped)
+    df.attrs["dropped_by_model"] = by_model
+    df.attrs["notes"] = list(notes)
+    df.attrs["source"] = source
+    if dropped:
+        why = ", ".join(f"{n} where {reason}" for reason, n in dropped.most_common())
+        warnings.warn(
+            f"{sum(dropped.values())} score(s) in {source} could not be used: {why} "
+            "(counted in df.attrs['dropped'] and in the fit's dropped rows).",
+            DesignWarning,
+            stacklevel=stacklevel,
+        )
+    return df
+
+
+def describe(df: pd.DataFrame) -> str:
+    """A few lines on a reader's frame: rows, levels per role, losses, notes.
+
+    >>> import pandas as pd
+    >>> print(describe(pd.DataFrame({"item": ["a"], "score": [1.0]})))
+    1 scores; roles: outcome=score, item=item (1)
+    """
+    roles = df.attrs.get(ROLES_ATTR, {"outcome": "score", "item": "item"})
+    levels = ", ".join(
+        f"{role}={col}" + ("" if role == "outcome" else f" ({df[col].nunique()})")
+        for role, col in roles.items()
+    )
+    lines = [f"{len(df)} scores; roles: {levels}"]
+    if "model" in df.columns and df["model"].nunique() > 1:
+        lines.append(f"models: {', '.join(map(str, sorted(df['model'].unique())))} (fit one at a time)")
+    if df.attrs.get("dropped"):
+        lines.append("dropped: " + ", ".join(f"{n} where {why}" for why, n in df.attrs["dropped"].items()))
+    lines.extend(f"note: {n}" for n in df.attrs.get("notes", []))
+    return "\n".join(lines)
