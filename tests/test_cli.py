@@ -14,6 +14,10 @@ import pytest
 import bayes_tee as bt
 from bayes_tee.cli import main
 
+ROOT = Path(__file__).resolve().parents[1]
+INSPECT_LOGS = ROOT / "notebooks" / "data" / "inspect_logs"
+PROMPTFOO = ROOT / "tests" / "io" / "fixtures" / "promptfoo" / "results.json"
+LM_EVAL = ROOT / "tests" / "io" / "fixtures" / "lm_eval" / "out"
 ROLES_TOML = 'outcome = "score"\nitem = "item"\nprompt = "prompt"\njudge = "judge"\n'
 SECTIONS = (
     "Write-up",
@@ -194,15 +198,43 @@ def test_report_renders_in_a_browser(pilot):
         (["dstudy", "{d}/pilot.nc", "--items", "ten"], "comma-separated integers"),
         (["allocate", "{d}/pilot.nc"], "--budget"),
         (["summary", "{d}/pilot.csv"], "not a bayes_tee posterior"),
+        (["fit", "{d}/pilot.csv", "--from", "inspect", "--dry-run"], "expected an Inspect AI log"),
+        (
+            ["fit", "{logs}", "--from", "inspect", "--judge", "j", "--dry-run"],
+            "fills the roles from the logs",
+        ),
+        (["fit", "{pf}", "--from", "promptfoo", "--out", "x.nc"], "fit one at a time with --model NAME"),
+        (["fit", "{pf}", "--from", "promptfoo", "--model", "gpt", "--dry-run"], "No model 'gpt'"),
+        (["fit", "{lm}", "--from", "lm-eval", "--prompt", "prompt_hash", "--dry-run"], "use 'template'"),
+        (["fit", "{d}/pilot.csv", "--roles", "{d}/roles.toml", "--model", "a", "--dry-run"], "add --from"),
     ],
 )
 def test_every_user_error_exits_1_without_traceback(pilot, argv, message, capsys):
     (pilot / "bad.parquet").write_text("not parquet")
     (pilot / "bad.toml").write_text("outcome = \n")
     (pilot / "typo.toml").write_text(ROLES_TOML + 'judg = "judge"\n')
-    assert main([a.format(d=pilot) for a in argv]) == 1
+    assert main([a.format(d=pilot, logs=INSPECT_LOGS, pf=PROMPTFOO, lm=LM_EVAL) for a in argv]) == 1
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_dry_run_of_evaluation_logs(capsys):
+    assert main(["fit", str(INSPECT_LOGS), "--from", "inspect", "--prompt", "wording", "--dry-run"]) == 0
+    out, err = capsys.readouterr()
+    assert "342 scores; roles: outcome=score, item=item (20), prompt=prompt (2), judge=judge (3)" in out
+    assert "18 dropped" in out and "342 of 360 rows used" in out
+    assert "warning: 18 score(s) in 2 Inspect AI log(s) could not be used" in err
+    assert main(["fit", str(PROMPTFOO), "--from", "promptfoo", "--dry-run"]) == 0
+    assert "Several models: add --model NAME (one of model-a, model-b)" in capsys.readouterr().out
+
+
+def test_fit_evaluation_logs_in_one_call(tmp_path, capsys):
+    out = tmp_path / "lm.nc"
+    argv = ["fit", str(LM_EVAL), "--from", "lm-eval", "--out", str(out), "--quiet"]
+    assert main(argv + ["--draws", "300", "--tune", "300"]) == 0
+    post = bt.load(out)
+    assert post.design.roles.prompt == "prompt" and post.design.counts["prompt"] == 2
+    assert "Posterior saved" in capsys.readouterr().out
 
 
 @pytest.mark.slow

@@ -36,14 +36,17 @@ _LOCAL_HEADER = struct.Struct("<4s5H3L2H")
 
 
 def _zstd_decompress(raw: bytes, size: int, where: str) -> bytes:
-    if _zstd_std is not None:
-        return _zstd_std.decompress(raw)
-    if _zstandard is None:
+    if _zstd_std is None and _zstandard is None:
         raise DesignError(
             f"{where} is Zstandard-compressed; install the 'zstandard' package (pip install "
             "zstandard) or use Python 3.14+, whose standard library reads it."
         )
-    return _zstandard.ZstdDecompressor().decompress(raw, max_output_size=max(size, 1))
+    try:
+        if _zstd_std is not None:
+            return _zstd_std.decompress(raw)
+        return _zstandard.ZstdDecompressor().decompress(raw, max_output_size=max(size, 1))
+    except Exception as err:  # each decoder raises its own error type on corrupt data
+        raise DesignError(f"{where}: damaged archive member ({err}).") from None
 
 
 class ZipJson:
@@ -53,6 +56,8 @@ class ZipJson:
     ----------
     path : str or Path
         The archive.
+    expected : str
+        What the file should be, for the error message.
 
     Raises
     ------
@@ -66,12 +71,12 @@ class ZipJson:
     ['header.json', 'reductions.json']
     """
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, expected: str = "a zip archive"):
         self.path = Path(path)
         try:
             self._zip = zipfile.ZipFile(self.path)
         except (zipfile.BadZipFile, OSError) as err:
-            raise DesignError(f"{self.path}: not a zip archive ({err}).") from None
+            raise DesignError(f"{self.path}: not a zip archive ({err}); expected {expected}.") from None
 
     def __enter__(self) -> ZipJson:
         return self

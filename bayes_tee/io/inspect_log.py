@@ -62,7 +62,9 @@ def _read_archive(path: Path) -> tuple[dict, Iterator[dict]]:
         if not isinstance(doc, dict):
             raise DesignError(f"{path}: expected {EXPECTED}.")
         return doc, iter(doc.get("samples") or [])
-    z = ZipJson(path)
+    if path.suffix != ".eval":
+        raise DesignError(f"{path}: expected {EXPECTED}; the file name ends in {path.suffix or 'nothing'}.")
+    z = ZipJson(path, EXPECTED)
     header = _header_archive(z)
     members = [n for n in z.names() if n.startswith("samples/") and n.endswith(".json")]
     return header, (z.read(n) for n in members)

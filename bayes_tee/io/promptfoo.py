@@ -27,6 +27,8 @@ from .long_frame import Unscorable, log_files, long_frame, pick, score_value
 EXPECTED = "promptfoo results (-o results.json with results.results[], or -o results.jsonl)"
 #: promptfoo's ResultFailureReason: 2 is an error (the provider or the test failed to run).
 FAILURE_ERROR = 2
+#: Marks the score of an assertion whose call errored.
+ERRORED = object()
 #: Assertion types graded by a model (promptfoo's model-graded metrics).
 MODEL_GRADED = (
     "llm-rubric",
@@ -179,15 +181,15 @@ def read_promptfoo(
             base["temperature"] = temps.get(base["model"], float("nan"))
             grading = r.get("gradingResult") or {}
             components = grading.get("componentResults") or []
+            test_case = r.get("testCase") or {}
+            default_grader = _provider_name((test_case.get("options") or {}).get("provider"))
             if r.get("failureReason") == FAILURE_ERROR or (r.get("error") and not components):
-                dropped[base["model"], "the call errored"] += max(
-                    len((r.get("testCase") or {}).get("assert") or []), 1
-                )
-                continue
-            default_grader = _provider_name(((r.get("testCase") or {}).get("options") or {}).get("provider"))
-            if not components:
+                # the call's assertions, each a score lost (counted for the judges kept)
+                components = [{"assertion": a, "score": ERRORED} for a in test_case.get("assert") or []]
+                if not components:
+                    pending.append((base, ("score",), ERRORED, None))
+            elif not components:
                 pending.append((base, ("score",), r.get("score", r.get("success")), None))
-                continue
             for c in components:
                 assertion = c.get("assertion") or {}
                 if not assertion:
@@ -204,6 +206,9 @@ def read_promptfoo(
     for base, key, value, text in pending:
         judge = names[key]
         if judge not in keep:
+            continue
+        if value is ERRORED:
+            dropped[base["model"], "the call errored"] += 1
             continue
         try:
             rows.append({**base, "judge": judge, "score": score_value(value), "assertion": text})
