@@ -163,7 +163,7 @@ def read_inspect(
     engine : {"auto", "inspect", "archive"}
         ``archive`` reads the files directly (``.eval`` zip members or the ``.json``
         document); ``inspect`` reads them with inspect-ai's own readers (its pydantic
-        validation makes it about 14x slower here: ``benchmarks/bench_readers.py``);
+        validation made it 55x slower on 4,000 samples: ``benchmarks/bench_readers.py``);
         ``auto`` reads directly and hands a log whose layout version it does not know
         (newer than :data:`LOG_VERSION`) to inspect-ai when it is installed.
 
