@@ -69,3 +69,10 @@ def test_foreign_files_get_one_clear_error(tmp_path):
     named.write_text('{"a": 1}\n')
     with pytest.raises(bt.DesignError, match="line 1: no doc_id and metrics"):
         _read(named)
+
+
+def test_a_generation_task_with_filters_and_temperature():
+    df = _read(OUT.parent / "out_gen")
+    assert set(df["judge"]) == {"exact_match,first", "exact_match,majority"}
+    assert len(df) == 2 * 6 and (df["temperature"] == 0.7).all() and set(df["prompt"]) == {"qa_gen"}
+    assert df.attrs[bt.tee.design.ROLES_ATTR] == {"outcome": "score", "item": "item", "judge": "judge"}
