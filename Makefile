@@ -9,7 +9,7 @@ LOCK := requirements/lock.txt
 LATEST := .venv-latest
 PYTEST_FAST := -m "not slow"
 
-.PHONY: demo test test-fast lint test-latest lock wheel-check python-check venv bench models paper clean
+.PHONY: demo test test-fast lint test-latest lock wheel-check python-check venv bench models paper clean docs
 
 ## Stop with one line when the interpreter is older than 3.12 (PY=/path/to/python3.12 to choose one)
 python-check:
@@ -57,12 +57,20 @@ test-latest: | python-check
 
 ## Re-resolve the lock from pyproject's ranges (one file for Python 3.12 and 3.13, every platform)
 lock: $(STAMP)
-	$(BIN)/uv pip compile pyproject.toml --extra test --universal --python-version 3.12 \
+	$(BIN)/uv pip compile pyproject.toml --extra test --extra docs --universal --python-version 3.12 \
 	    --upgrade --quiet -o $(LOCK)
 
 ## Build the wheel and fit the demo with it in a clean venv (Python 3.13 if present)
 wheel-check: $(STAMP)
 	$(BIN)/python scripts/check_wheel.py
+
+## The documentation site in docs/_build/html: notebooks executed in fast mode (docs/gallery),
+## Sphinx with warnings as errors, then the pages checked in headless Chromium (skipped without it)
+docs: $(STAMP)
+	$(BIN)/python scripts/build_gallery.py
+	rm -rf docs/_build docs/api/generated
+	$(BIN)/python -m sphinx -W --keep-going -q -b html docs docs/_build/html
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_docs_site.py
 
 ## Speed benchmarks (ratios against a baseline in the same process)
 bench: $(STAMP)
@@ -91,4 +99,4 @@ paper: $(STAMP)
 	BAYES_TEE_REFIT=1 MPLBACKEND=Agg $(BIN)/python scripts/run_notebook.py notebooks/00_safety_paper.ipynb out/00_safety_paper.ipynb
 
 clean:
-	rm -rf $(VENV) $(LATEST) out .pytest_cache
+	rm -rf $(VENV) $(LATEST) out .pytest_cache docs/_build docs/gallery docs/api/generated

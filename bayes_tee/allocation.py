@@ -1,13 +1,13 @@
-"""Judge allocation: which judge scores which generation (seed 002, CyclicJudge).
+"""Judge allocation: which judge scores which generation (Zhu et al. 2026, CyclicJudge).
 
 A benchmark scores ``n`` items (scenarios), each with generations (sampled responses) scored by
 judges from a pool of ``K`` (``K_tot``). With a per-item budget of ``B`` judge calls the
 classical choices are: every judge on every generation (``all``: ``B/K`` generations), one
 random judge per generation (``random``: ``B`` generations, judge bias becomes noise), a fixed
 panel or a single judge (judge bias never averages out), or the round-robin ``cyclic`` schedule
-(``B`` generations, judges in turn, so their biases cancel exactly). With the seed 002 model
+(``B`` generations, judges in turn, so their biases cancel exactly). With the Zhu et al. (2026) model
 ``X = mu + alpha_i + beta_ij + gamma_l + eps_ijl`` the variance of the benchmark mean is, per
-strategy (seed 002 Eq. 2-5, Prop. 1 with the finite-population correction):
+strategy (Zhu et al. 2026 Eq. 2-5, Prop. 1 with the finite-population correction):
 
 =========  ==================================================================================
 all        ``s_a/n + (K s_b + s_e) / (n B)`` with ``B/K`` generations
@@ -207,12 +207,12 @@ def components_from(
     judge: str = "judge",
     pool: int | None = None,
 ) -> tuple[dict[str, np.ndarray], int]:
-    """Seed 002 components (scenario, generation, judge, residual) per draw, and the pool size.
+    """Zhu et al. (2026) components (scenario, generation, judge, residual) per draw, and the pool size.
 
     From a :class:`~bayes_tee.Posterior` (outcome-scale LPM): items (and categories) are the
     scenarios, the ``generation`` terms (default: replicate noise, i.e. a replicate is a new
     generation) are the generations, the judge term is the judge bias, and every other
-    per-observation component is folded into the residual (seed 002 App. F). The judge bias
+    per-observation component is folded into the residual (Zhu et al. 2026 App. F). The judge bias
     is the population variance of the pool's effects: for fixed judges the fitted sensitivity
     (divide by M), rescaled by ``M/(M-1) (K-1)/K`` when the pool ``K`` is larger than the M
     fitted judges; for random judges ``sigma_J^2 (K-1)/K``.
@@ -345,7 +345,7 @@ class AllocationComparison:
         return pd.DataFrame(rows)
 
     def plot(self, ax=None, **kwargs):
-        """Var(mean) against the budget per item, one band per strategy (seed 002 Fig. 2)."""
+        """Var(mean) against the budget per item, one band per strategy (Zhu et al. 2026 Fig. 2)."""
         return plot_allocation(
             self.table(), n_items=self.n_items, pool=self.pool, level=self.level, ax=ax, **kwargs
         )
@@ -367,7 +367,7 @@ def compare(
     include_scenario: bool = True,
     level: float = 0.9,
 ) -> AllocationComparison:
-    """Compare judge-allocation strategies per posterior draw (seed 002 Eq. 2-5).
+    """Compare judge-allocation strategies per posterior draw (Zhu et al. 2026 Eq. 2-5).
 
     Parameters
     ----------
@@ -385,7 +385,7 @@ def compare(
     scenario, generation, judge : component names when ``source`` is a Posterior.
     include_scenario : bool
         Keep the item term ``s_a / n`` (the variance of the benchmark mean over item sets).
-        ``False`` treats the items as fixed, as seed 002 Sec. 4.4 does; the differences
+        ``False`` treats the items as fixed, as Zhu et al. (2026) Sec. 4.4 does; the differences
         between strategies are the same either way, their ratios are not.
     level : float
         Credible level of the intervals.
@@ -438,9 +438,9 @@ def simulate(
     random_seed: int | None = None,
 ) -> pd.DataFrame:
     """Empirical variance of the benchmark mean over repeated simulated evaluations, with the
-    formula beside it (the check of seed 002 Fig. 2).
+    formula beside it (the check of Zhu et al. (2026) Fig. 2).
 
-    Each evaluation draws new items, generations and residuals from the seed 002 model with a
+    Each evaluation draws new items, generations and residuals from the Zhu et al. (2026) model with a
     fixed pool of judge biases (population variance ``components['judge']``), plans its calls
     with the planner behind :func:`schedule` (new seed each time; a fixed panel draws its
     judges from the pool anew), and averages the scores.

@@ -1,8 +1,8 @@
 """Data sets shipped with the package.
 
 ``tee_demo`` is a fixed simulated pilot (40 items in 4 categories, 3 prompt variants, 3 judges,
-2 temperatures, 3 replicates; 2,160 calls) drawn from :func:`bayes_tee.studies.tee_dgp` with
-the seed 000 Table 8 components; its true components are stored beside it.
+2 temperatures, 3 replicates; 2,160 calls) drawn from :func:`bayes_tee.studies.dgp.tee_dgp` with
+the Messing (2026) Table 8 components; its true components are stored beside it.
 Regenerate it with ``python -m bayes_tee.datasets``.
 
 ``arena_judge_calibration`` (MIT, see ``bayes_tee/data/arena_judge_calibration_LICENSE.txt``):

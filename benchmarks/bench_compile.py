@@ -5,8 +5,8 @@ same run. Every measurement is a fresh process; "cold" starts from empty PyTenso
 
     python benchmarks/bench_compile.py [--layouts demo,balanced,propaganda,safety] [--old]
 
-Layouts: ``demo`` (embedded pilot, balanced), ``balanced`` (seed 000's 50,760-call design,
-simulated), ``propaganda`` and ``safety`` (seed 000's real data from ``../shared``; skipped when
+Layouts: ``demo`` (embedded pilot, balanced), ``balanced`` (Messing 2026's 50,760-call design,
+simulated), ``propaganda`` and ``safety`` (Messing 2026's real data from ``../shared``; skipped when
 absent). Prints one line per (stack, layout, cache) and the old/new ratios. Import time is
 excluded from every number (``fit_s`` = build + compile + sample).
 """

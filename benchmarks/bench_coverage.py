@@ -1,5 +1,5 @@
 """What compiled-model reuse buys a coverage study: fit the small-facet pilot (N=30, V=3, M=3,
-H=3, R=3; seed 000) to a series of simulated data sets, once recompiling the model for every
+H=3, R=3; Messing (2026)) to a series of simulated data sets, once recompiling the model for every
 data set (the baseline: what a loop over ``fit_posterior`` costs without the cache) and once
 reusing the compiled model (what :func:`bayes_tee.simulate.coverage_study` does in each worker),
 in one process. Prints seconds per fit and the ratio, and the projected time of a 200-fit study.

@@ -1,4 +1,4 @@
-"""Time fit_posterior on a 50,760-row design (N=141, V=5, M=3, H=3, R=8, as in seed 000's
+"""Time fit_posterior on a 50,760-row design (N=141, V=5, M=3, H=3, R=8, as in Messing (2026)'s
 safety study) with the replicate collapse (balanced sufficient statistics; the marginal model
 that integrates every random effect out, which is what unbalanced data get) against the same
 data without it (one likelihood term per call, explicit cell effects), in one process. Then the

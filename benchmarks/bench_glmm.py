@@ -1,4 +1,4 @@
-"""The logit GLMM on seed 000's safety data against lme4::glmer: wall time of a fresh process,
+"""The logit GLMM on Messing (2026)'s safety data against lme4::glmer: wall time of a fresh process,
 diagnostics, and the paper's comparisons (judge share, LPM-GLMM Spearman).
 
 Data: ``../shared/external/tee_replication/safety_clean.csv`` (50,760 SAFE/UNSAFE calls, 550 NA
@@ -96,7 +96,7 @@ def main() -> None:
     ap.add_argument("--glmer", action="store_true", help="run lme4::glmer (about 7 minutes)")
     args = ap.parse_args()
     if not DATA.exists():
-        sys.exit(f"needs {DATA} (seed 000's safety data, not bundled)")
+        sys.exit(f"needs {DATA} (Messing 2026's safety data, not bundled)")
     glmer_s, note = GLMER_STORED_S, "stored"
     if args.glmer and shutil.which("Rscript"):
         glmer_s, text = run_glmer()

@@ -2,7 +2,7 @@
 with the likelihood ``auto`` picks and its diagnostics, beside ``lme4::lmer`` (REML) on the same
 data and formula in the same run.
 
-Layouts (seed 000's Table 8 generator, Gaussian scores): balanced; 1%, 5% and 10% of calls lost
+Layouts (Messing 2026's Table 8 generator, Gaussian scores): balanced; 1%, 5% and 10% of calls lost
 at random; 3% of cells empty; 10% lost plus 3% empty; unequal categories (4 categories, a tenth
 of the items dropped at random). Sizes: ``pilot`` (60 items x 4 prompts x 3 judges x 2
 temperatures x R, about 5k calls at R = 4), ``paper`` (141 x 5 x 3 x 3 x 8, about 50k calls) and

@@ -1,8 +1,8 @@
-"""All-pairs paired noise: vectorized estimator vs a per-pair loop (seed 001 Table 2 code).
+"""All-pairs paired noise: vectorized estimator vs a per-pair loop (Wang 2025 Table 2 code).
 
     python benchmarks/bench_noise.py
 
-Baseline, run in the same process: for every pair, the numpy-style formulas of seed 001
+Baseline, run in the same process: for every pair, the numpy-style formulas of Wang (2025)
 Table 2 applied to that pair's two columns (what a script looping over pairs does). Both give
 the same numbers (checked); the ratio is the speed-up of computing all pairs from one
 covariance matrix. Uses the all-the-noises MATH500 table when ../shared is present, else a

@@ -2,7 +2,7 @@
 per-cell statistics) against reading it into pandas first, each in a fresh process: peak
 resident memory and wall time (validation + fit, 4 chains x 1000 draws), same data, same run.
 
-The data are seed 000's Table 8 generator at the paper's facet counts (5 prompts x 3 judges x
+The data are Messing (2026)'s Table 8 generator at the paper's facet counts (5 prompts x 3 judges x
 3 temperatures x 8 replicates): one block of 1,410 items repeated under new item labels with
 fresh replicate noise up to ``--items`` items (28,200: 10.15M calls, 1.27M cells), written as a
 parquet dataset of one file per block; ``--lost`` drops that share of the

@@ -1,4 +1,5 @@
-"""Seed 004 Sec. 5 sweep: bias and 90% coverage of naive, Rogan-Gladen (shared / per system),
+"""The LLM-as-a-Judge bias paper (2026) Sec. 5 sweep: bias and 90% coverage of naive, Rogan-Gladen
+(shared / per system),
 PPI++ and the three Bayesian calibration modes (4 chains x 500 draws per fit), over judge quality J
 and the calibration gap.
 

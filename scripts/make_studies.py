@@ -4,7 +4,7 @@
 
 (no argument: all of them). Each writes a CSV with its long results table:
 
-* ``models/coverage_small_facets.csv.gz``: seed 000's small-facet pilot (N=30, V=3, M=3, H=3,
+* ``models/coverage_small_facets.csv.gz``: Messing (2026)'s small-facet pilot (N=30, V=3, M=3, H=3,
   R=3), 200 simulated data sets, every method, 90% and 95% intervals (about 2-3 min on 2 cores).
 * ``models/coverage_staircase.csv.gz``: the App. E.4 staircase, scenarios A-D at
   N in {20, 50, 200, 500, 2000}, 100 data sets each, 95% intervals (about 15 min on 2 cores).

@@ -1,4 +1,4 @@
-"""Judge allocation (seed 002): call plans, strategy variances, simulation check."""
+"""Judge allocation (Zhu et al. 2026): call plans, strategy variances, simulation check."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ import bayes_tee as bt
 from bayes_tee import allocation
 
 ROOT = Path(__file__).resolve().parents[1]
-QWEN = {"scenario": 1.530, "generation": 0.266, "judge": 0.947, "residual": 1.486}  # seed 002 Table 2
+# Zhu et al. (2026), Table 2
+QWEN = {"scenario": 1.530, "generation": 0.266, "judge": 0.947, "residual": 1.486}
 
 
 def test_schedules_have_the_promised_structure():
@@ -48,7 +49,7 @@ def test_cyclic_divisibility_rule():
 @pytest.mark.parametrize("budget", [5, 7])
 def test_formula_matches_simulated_evaluations(budget):
     """Empirical Var(mean) over 3000 simulated evaluations planned with the scheduler agrees
-    with the closed form for every strategy (seed 002 Fig. 2), items held fixed as there.
+    with the closed form for every strategy (Zhu et al. 2026 Fig. 2), items held fixed as there.
     """
     comp = {**QWEN, "scenario": 0.0}
     t = allocation.simulate(
@@ -70,7 +71,7 @@ def test_dominance_and_seed_002_numbers():
         QWEN, budget_per_item=[5, 10, 20, 50], n_items=80, pool=5, include_scenario=False
     )
     t = cmp.table().set_index(["budget_per_item", "strategy"])
-    # seed 002 Sec. 4.4: at B=5 cycling cuts the variance of random judging by 30-35%
+    # Zhu et al. (2026) Sec. 4.4: at B=5 cycling cuts the variance of random judging by 30-35%
     cut = 1 - t.loc[(5, "cyclic"), "variance"] / t.loc[(5, "random"), "variance"]
     assert cut == pytest.approx(1 - (0.266 + 1.486) / (0.266 + 0.947 + 1.486), rel=1e-9)
     assert 0.30 <= cut <= 0.36

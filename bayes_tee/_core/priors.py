@@ -3,7 +3,7 @@
 Every SD gets a half-Student-t(nu=3) prior by default, scaled to the outcome's SD: weakly
 informative (it puts about 90% of its mass below 2.35 outcome SDs), proper, and with no mass
 piling at zero, so a small facet's SD gets a proper posterior instead of REML's boundary zero
-(seed 000 App. C.6). Fixed-factor level effects get a zero-sum Normal, the grand mean a Normal
+(Messing 2026 App. C.6). Fixed-factor level effects get a zero-sum Normal, the grand mean a Normal
 around the data mean. A :class:`PriorSpec` is frozen, round-trips through ``to_dict`` /
 ``from_dict`` and is written into every saved posterior.
 
@@ -144,6 +144,7 @@ class PriorSpec:
         )
 
 
+#: Named prior presets: ``default`` (half-t(3)), ``half_normal``, ``exponential`` and the others below.
 PRESETS: dict[str, PriorSpec] = {
     "default": PriorSpec(),
     "half_t_wide": PriorSpec("half_t_wide", SDPrior("half_t", 2.5)),

@@ -1,10 +1,12 @@
-"""Closed-form judge-correction baselines: naive, Rogan-Gladen and PPI++ (seed 004, Sec. 3).
+"""Closed-form judge-correction baselines: naive, Rogan-Gladen and PPI++ (the LLM-as-a-Judge bias paper
+(2026), Sec. 3).
 
 Each estimator is asymptotically linear, ``theta_hat - theta ~ sum_u phi_u`` over sampling
 units (test items and calibration items), so one function per estimator returns the estimate
 and its per-unit influence values. Standard errors are ``sqrt(sum phi^2)``; a comparison of two
 systems subtracts the influence values unit by unit, which pairs test items shared by the two
-systems and cancels a calibration set they share (seed 004 App. B) without a separate formula
+systems and cancels a calibration set they share (LLM-as-a-Judge bias paper 2026 App. B) without a
+separate formula
 for each design.
 
 * naive: the judge's positive rate ``p`` (estimates ``Se*pi + (1-Sp)*(1-pi)``, not ``pi``);

@@ -1,4 +1,5 @@
-"""Judge bias correction: ``bt.calibrate(test_df, calib_df, ...)`` (seed 004, Sec. 3-4, 6-7).
+"""Judge bias correction: ``bt.calibrate(test_df, calib_df, ...)`` (LLM-as-a-Judge bias paper 2026,
+Sec. 3-4, 6-7).
 
 A judge's pass rate estimates ``Se*pi + (1-Sp)*(1-pi)``, not the accuracy ``pi``. Given a
 calibration set with human labels, :func:`calibrate` fits the Bayesian sensitivity/specificity
@@ -40,7 +41,7 @@ from .model import MODES, Mode, build_model, free_names, model_data
 
 __all__ = ["JudgeCalibration", "calibrate", "split"]
 
-#: Youden J below this is "small" (seed 004: corrections become unstable).
+#: Youden J below this is "small" (LLM-as-a-Judge bias paper 2026: corrections become unstable).
 J_SMALL = 0.2
 
 
@@ -287,7 +288,7 @@ class JudgeCalibration(diag.FitResult):
     def gaps(self, level: float = 0.9) -> pd.DataFrame:
         """Calibration gap between systems, per judge and system pair: differences in Se, Sp and
         J (calibration items only) with ``level`` intervals and whether the J or Se/Sp interval
-        excludes zero (seed 004's warning sign against shared calibration).
+        excludes zero (LLM-as-a-Judge bias paper 2026's warning sign against shared calibration).
         """
         c = self._conjugate
         d = self.data
@@ -371,7 +372,7 @@ class JudgeCalibration(diag.FitResult):
 
     def plot(self, level: float = 0.9, axes=None):
         """Se/Sp/J posteriors per judge x system, and the corrected vs naive accuracy per system
-        (see :func:`bayes_tee.plots.plot_calibration`).
+        (see :func:`bayes_tee.plots.calibration.plot_calibration`).
         """
         quality = {name: interval(self.draws(name).values, level, axis=0) for name in ("se", "sp", "youden")}
         return plot_calibration(

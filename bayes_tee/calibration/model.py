@@ -2,12 +2,15 @@
 
 True accuracy ``pi_s`` per system, and per judge a sensitivity ``Se`` and specificity ``Sp``:
 
-``shared``        one (Se, Sp) per judge, used for every system;
-``system``        one (Se, Sp) per judge x system, each with its own Beta prior;
-``hierarchical``  ``logit Se_js = mu_j + tau_j z_js`` (and the same for Sp): per-system values
-                  partially pooled around a judge-level mean. ``mu_j`` gets the logit-scale
-                  mean and SD of the Beta prior, ``tau_j`` a half-t(3) prior; the posterior of
-                  ``tau_j`` is the Bayesian form of seed 004's calibration-gap diagnostic.
+``shared``
+    one (Se, Sp) per judge, used for every system;
+``system``
+    one (Se, Sp) per judge x system, each with its own Beta prior;
+``hierarchical``
+    ``logit Se_js = mu_j + tau_j z_js`` (and the same for Sp): per-system values partially
+    pooled around a judge-level mean. ``mu_j`` gets the logit-scale mean and SD of the Beta
+    prior, ``tau_j`` a half-t(3) prior; the posterior of ``tau_j`` is the Bayesian form of the
+    LLM-as-a-Judge bias paper (2026)'s calibration-gap diagnostic.
 
 Calibration items contribute ``P(verdict | label)``: the true positives out of the positively
 labelled items are Binomial(Se), the true negatives out of the negatives Binomial(Sp). With

@@ -1,4 +1,4 @@
-"""Paired prediction-vs-data noise of benchmark comparisons (seed 001): the exact estimator
+"""Paired prediction-vs-data noise of benchmark comparisons (Wang 2025): the exact estimator
 (:mod:`~bayes_tee.noise.exact`) and its Beta-Binomial posterior (:mod:`~bayes_tee.noise.bayes`).
 
 >>> import bayes_tee as bt

@@ -1,9 +1,9 @@
 """Bayesian noise components: question difficulty as a hierarchical Beta-Binomial.
 
 Model ``m`` answers question ``i`` correctly ``c_im`` times out of ``K_im``. Its expected
-accuracy on that question, ``u_im``, is drawn from a Beta distribution (seed 001 Sec. 4.2.1 finds
+accuracy on that question, ``u_im``, is drawn from a Beta distribution (Wang 2025 Sec. 4.2.1 finds
 ``Beta(p, 1 - p)`` fits real evals); ``c_im ~ Binomial(K_im, u_im)``. The noise components of
-seed 001 are then functions of the ``u``: data variance ``Var_i(u_im)``, prediction variance
+Wang (2025) are then functions of the ``u``: data variance ``Var_i(u_im)``, prediction variance
 ``mean_i u_im (1 - u_im)``, paired data variance ``Var_i(u_im - u_in)``, all over the N questions
 at hand (the quantities the exact estimator estimates). Their posteriors are never negative and
 stay honest when K is small, where the unbiased estimator can go below zero.
@@ -52,7 +52,7 @@ def build_model(
     """The Beta-Binomial model of :mod:`bayes_tee.noise.bayes` as a PyMC model.
 
     ``log kappa ~ Normal(*kappa_prior)``: the default centres the concentration on 1, the
-    ``Beta(p, 1 - p)`` of seed 001, with 95% prior mass between 0.05 and 19.
+    ``Beta(p, 1 - p)`` of Wang (2025), with 95% prior mass between 0.05 and 19.
     """
     c = table.correct
     k = table.count
@@ -146,7 +146,7 @@ def draw_question_accuracies(
 
 
 class NoisePosterior(diag.FitResult):
-    """Posterior of the seed 001 noise components (see :func:`fit`)."""
+    """Posterior of the Wang (2025) noise components (see :func:`fit`)."""
 
     def __init__(self, idata, u: np.ndarray, exact: PairedNoise, classes: int, info: dict) -> None:
         self.idata = idata
@@ -264,7 +264,7 @@ def fit(
     Parameters
     ----------
     exact : PairedNoise
-        The exact analysis (:func:`bayes_tee.noise.paired`, binary metric required): its
+        The exact analysis (:func:`bayes_tee.noise.exact.paired`, binary metric required): its
         question table is fitted and its estimates (with its ``small_k_correction``) are shown
         beside the posterior (``*_exact`` columns). ``nz.bayes(...)`` calls this.
     classes : int

@@ -1,4 +1,4 @@
-"""Prediction noise vs data noise, for every model and every model pair (seed 001, Sec. 2-3).
+"""Prediction noise vs data noise, for every model and every model pair (Wang 2025, Sec. 2-3).
 
 A model answers N questions, K sampled predictions each. Its mean score varies because the N
 questions are a sample (data noise, ``Var_x[E_eps[A]]``) and because each prediction is a draw
@@ -7,7 +7,7 @@ variance). Comparing two models on the same questions (paired), the data noise o
 difference shrinks by the covariance of their per-question accuracies, which is why paired
 comparisons are several times more sensitive than unpaired ones.
 
-The estimators are exact and unbiased in K (the small-K correction of seed 001 Sec. 3.3): the
+The estimators are exact and unbiased in K (the small-K correction of Wang (2025) Sec. 3.3): the
 naive per-question variance of a mean of K predictions overstates the data variance by
 ``E_x[Var_eps]/K``, a bias that does not shrink with N. Everything is computed for all pairs at
 once from an N x M matrix of per-question means, so tens of models by hundreds of questions
@@ -146,7 +146,7 @@ def _k_bias(q: QuestionTable) -> np.ndarray:
 
 
 def beta_theory_se(accuracy: np.ndarray | float, n_questions: int) -> np.ndarray:
-    """Paired total SE predicted by the Beta theory (seed 001 Sec. 4.2.1, Eq. 24).
+    """Paired total SE predicted by the Beta theory (Wang 2025 Sec. 4.2.1, Eq. 24).
 
     If each question's expected accuracy is ``u ~ Beta(p, 1 - p)`` and both models draw
     independent predictions from it, ``E_x[Var(A - B)] = E[2 u (1 - u)] = p (1 - p)``, so the
@@ -203,7 +203,7 @@ class PairedNoise:
     def models(self) -> pd.DataFrame:
         """Per model: accuracy, SE (total), SE_data, SE_pred and the mean number of samples.
 
-        SE is ``sqrt(variance / N)`` for one prediction per question (seed 001 Eq. 12-14). A
+        SE is ``sqrt(variance / N)`` for one prediction per question (Wang 2025 Eq. 12-14). A
         negative unbiased data variance (possible when K is small) is truncated to SE_data 0,
         as the published tables do; the signed variance is in :meth:`variances`.
 
@@ -232,11 +232,11 @@ class PairedNoise:
         """Every pair of models, the more accurate one as ``model_a``.
 
         Columns: ``model_a, model_b, acc_a, acc_b, diff`` (acc_a - acc_b), ``SE_total,
-        SE_data, SE_pred`` (paired, seed 001 Table 2), ``SE_unpaired``, ``SE_signtest``
+        SE_data, SE_pred`` (paired, Wang (2025) Table 2), ``SE_unpaired``, ``SE_signtest``
         (sqrt of the expected number of disagreements, / N), ``SE_beta`` (the Beta-theory
         prediction at the pair's mean accuracy), ``corr`` (of per-question accuracies),
         ``z = diff / SE_total`` and its two-sided normal ``p_value`` (equivalent to the sign
-        test, seed 001 Sec. 3.5).
+        test, Wang (2025) Sec. 3.5).
 
         Parameters
         ----------
@@ -291,7 +291,7 @@ class PairedNoise:
         return bayes.fit(self, **kwargs)
 
     def plot(self, *, within: float | None = 0.2, ax=None, **kwargs):
-        """Seed 001 Fig. 1: paired SEs against accuracy, with the Beta-theory curve."""
+        """Wang (2025) Fig. 1: paired SEs against accuracy, with the Beta-theory curve."""
         grid = np.linspace(0.005, 0.995, 200)
         k = self.table.count
         return plot_paired_noise(
@@ -327,7 +327,7 @@ def paired(
     count: str | None = None,
     small_k_correction: bool = True,
 ) -> PairedNoise:
-    """All-pairs paired noise analysis of question-level results (seed 001).
+    """All-pairs paired noise analysis of question-level results (Wang 2025).
 
     Parameters
     ----------
@@ -338,7 +338,7 @@ def paired(
     model, question, correct, count : str
         Column names.
     small_k_correction : bool
-        Remove the ``E_x[Var_eps]/(K-1)`` bias from the data variance (seed 001 Eq. 23). The
+        Remove the ``E_x[Var_eps]/(K-1)`` bias from the data variance (Wang 2025 Eq. 23). The
         published per-model table of all-the-noises omits it; the pair table includes it.
 
     Returns

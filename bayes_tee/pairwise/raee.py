@@ -1,9 +1,9 @@
-"""Reference-anchored Elo estimation (RAEE, seed 003 Sec. 2) with posteriors.
+"""Reference-anchored Elo estimation (RAEE, the RAEE paper (2025) Sec. 2) with posteriors.
 
 Every system is judged against one fixed reference on the same prompts; each outcome is a win
 (1), tie (0.5) or loss (0), or a fractional preference in [0, 1] (AlpacaEval's weighted
 annotator). Per system (and judge), outcomes are averaged over runs to one score per prompt,
-``S_i`` (seed 003 Eq. 5), and the win probability ``p`` gets the Jeffreys-Beta posterior
+``S_i`` (RAEE paper 2025 Eq. 5), and the win probability ``p`` gets the Jeffreys-Beta posterior
 ``Beta(sum S_i + 1/2, n - sum S_i + 1/2)`` (Eq. 3). Its mean and quantiles map to the Elo gap
 against the reference through ``gamma * logit(p)``, ``gamma = 400 / ln 10`` (Eq. 2). A
 finite-population correction ``(M - n) / (M - 1)`` shrinks the posterior variance when the
@@ -19,7 +19,7 @@ widens the interval by as much as the outcomes of one prompt move together, inst
 them as independent.
 
 Judges: :meth:`RAEE.judges` screens each judge by ICC(3, k) over repeated runs (Shrout and
-Fleiss's two-way mixed consistency model, seed 003 Eq. 6) and :meth:`RAEE.pooled` averages the
+Fleiss's two-way mixed consistency model, the RAEE paper (2025) Eq. 6) and :meth:`RAEE.pooled` averages the
 strong judges' Elo gaps with the variance ``sigma^2 (rho_k + (1 - rho_k) / J)`` (Prop. 2).
 
 >>> import pandas as pd
@@ -190,7 +190,7 @@ class RAEE:
             run-averaged score is above / at / below 0.5; ``win_rate_raw`` is the plain mean
             (ties half); ``win_rate`` the posterior mean, ``low``/``high`` its central interval
             at ``level``; ``elo*`` the same through ``gamma * logit``; ``elo_se`` the delta-method
-            SE of seed 003 Eq. 4. Sorted by ``elo``, highest first.
+            SE of the RAEE paper (2025) Eq. 4. Sorted by ``elo``, highest first.
 
         Examples
         --------
@@ -297,7 +297,7 @@ class RAEE:
         )
 
     def judges(self, threshold: float = 0.9) -> pd.DataFrame:
-        """ICC(3, k) per judge from repeated runs and the strong-judge screen (seed 003 Eq. 6).
+        """ICC(3, k) per judge from repeated runs and the strong-judge screen (RAEE paper 2025 Eq. 6).
 
         Targets are the (system, prompt) units a judge scored in every one of its ``k`` runs;
         units missing a run are left out and counted.
@@ -342,7 +342,7 @@ class RAEE:
         return out
 
     def pooled(self, threshold: float = 0.9, judges: list[str] | None = None) -> pd.DataFrame:
-        """Per system: the strong judges' Elo gaps averaged, with seed 003 Prop. 2's variance.
+        """Per system: the strong judges' Elo gaps averaged, with the RAEE paper (2025) Prop. 2's variance.
 
         ``Var = sigma^2 (rho + (1 - rho) / J)``: ``sigma^2`` is the mean of the judges'
         delta-method Elo variances, ``rho`` the mean ICC(3, k) of the pooled judges and ``J``
@@ -420,7 +420,7 @@ def score(
     level: float = 0.95,
     hierarchical: bool = False,
 ) -> RAEE:
-    """Reference-anchored Elo scores (seed 003 Algorithm 1) with posterior intervals.
+    """Reference-anchored Elo scores (RAEE paper 2025 Algorithm 1) with posterior intervals.
 
     Parameters
     ----------
@@ -439,7 +439,7 @@ def score(
         Size of the finite prompt pool the prompts were drawn from without replacement
         (applies the finite-population correction).
     level : float
-        Credible level of the intervals (default 95%, as seed 003).
+        Credible level of the intervals (default 95%, as the RAEE paper (2025)).
     hierarchical : bool
         Partially pool per-prompt win probabilities (Beta-Binomial), so repeated outcomes of
         one prompt (runs, both presentation orders, duplicated rows) are not counted as

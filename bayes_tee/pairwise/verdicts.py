@@ -5,10 +5,10 @@ A pairwise judge sees two responses in two slots and names the better one. Three
 * the *slot* frame: which slot won ("A" = the response shown first);
 * the *system* frame: whether system A (the first system of the pair as listed in the data)
   won, whatever slot it was shown in;
-* the outcome as a number: win 1, tie 0.5, loss 0 (seed 003 Eq. 1; seed 000 App. R).
+* the outcome as a number: win 1, tie 0.5, loss 0 (RAEE paper 2025 Eq. 1; Messing (2026) App. R).
 
 :func:`verdict_scores` turns verdict labels into numbers, :func:`recode` moves slot-frame
-verdicts to the system frame using the presentation-order column (seed 000's ``true_order``
+verdicts to the system frame using the presentation-order column (Messing 2026's ``true_order``
 recoding), and :func:`order_bias` measures each judge's preference for a slot from pairs judged
 in both orders, with a Bayesian-bootstrap interval over pairs.
 
@@ -52,7 +52,7 @@ VERDICT_SCORES: dict[str, float] = {
     "0.0": 0.0,
 }
 
-#: Elo points per unit of log-odds (seed 003 Sec. 2.1: gamma = 400 / ln 10).
+#: Elo points per unit of log-odds (RAEE paper 2025 Sec. 2.1: gamma = 400 / ln 10).
 ELO_SCALE: float = 400.0 / np.log(10.0)
 
 
@@ -102,7 +102,7 @@ def recode(
     swapped: object,
     out: str = "first_system_wins",
 ) -> pd.DataFrame:
-    """Move slot-frame verdicts to the system frame (seed 000 App. R, ``true_order`` recoding).
+    """Move slot-frame verdicts to the system frame (Messing 2026 App. R, ``true_order`` recoding).
 
     Rows whose ``order`` equals ``swapped`` showed the pair's second system in slot A, so their
     score flips (``1 - y``); ties stay 0.5. The result is "the pair's first system wins".
@@ -240,7 +240,7 @@ def order_bias(
 def expected_max_normal(k: int) -> float:
     """E[max(Z_1, ..., Z_k)] of k independent standard normals (exact, by quadrature).
 
-    The expected best-of-k inflation per unit of pipeline SD (seed 000 Sec. 4.4).
+    The expected best-of-k inflation per unit of pipeline SD (Messing 2026 Sec. 4.4).
 
     >>> round(expected_max_normal(2), 6)  # 1 / sqrt(pi)
     0.56419
@@ -259,7 +259,7 @@ def expected_max_normal(k: int) -> float:
 
 
 def to_elo(p: np.ndarray | float) -> np.ndarray:
-    """Win probability against the reference -> Elo gap, ``gamma * logit(p)`` (seed 003 Eq. 2).
+    """Win probability against the reference -> Elo gap, ``gamma * logit(p)`` (RAEE paper 2025 Eq. 2).
 
     >>> round(float(to_elo(0.64)), 1)
     100.0

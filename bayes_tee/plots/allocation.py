@@ -1,4 +1,4 @@
-"""Figure of judge allocation strategies (seed 002 Fig. 2)."""
+"""Figure of judge allocation strategies (Zhu et al. 2026 Fig. 2)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 def plot_allocation(table: pd.DataFrame, *, n_items: int, pool: int, level: float, ax=None) -> Figure:
     """Var of the benchmark mean against the budget per item, per allocation strategy
-    (posterior median, band = the comparison's credible ``level``), as seed 002 Fig. 2
+    (posterior median, band = the comparison's credible ``level``), as Zhu et al. (2026) Fig. 2
     (``table`` from :meth:`bayes_tee.allocation.AllocationComparison.table`).
     """
     fig, ax = figure(ax, (6.2, 4.0))

@@ -24,9 +24,9 @@ def plot_calibration(
     level: float = 0.9,
     axes=None,
 ) -> Figure:
-    """Judge calibration at a glance (see :meth:`bayes_tee.calibration.JudgeCalibration.plot`):
+    """Judge calibration at a glance (see :meth:`bayes_tee.JudgeCalibration.plot`):
     ``quality`` maps ``se``, ``sp``, ``youden`` to ``(low, median, high)`` arrays (judge x
-    system); ``estimates`` is :meth:`~bayes_tee.calibration.JudgeCalibration.estimates`.
+    system); ``estimates`` is :meth:`~bayes_tee.JudgeCalibration.estimates`.
 
     Left: the fitted Se, Sp and Youden J per judge x system (posterior median and ``level``
     interval; the dashed line is J = 0.2, below which corrections are unstable). Right: each

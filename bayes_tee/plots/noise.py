@@ -1,4 +1,4 @@
-"""Figure of paired noise (seed 001 Fig. 1)."""
+"""Figure of paired noise (Wang 2025 Fig. 1)."""
 
 from __future__ import annotations
 
@@ -23,11 +23,11 @@ def plot_paired_noise(
     ax=None,
     show_unpaired: bool = False,
 ) -> Figure:
-    """Seed 001 Fig. 1: the paired SEs of every close pair against the accuracy of the better
+    """Wang (2025) Fig. 1: the paired SEs of every close pair against the accuracy of the better
     model, with the Beta-theory curve ``sqrt(p (1 - p) / N)`` for the total.
 
     Total (dots), data (triangles) and prediction (crosses) SEs, one point per pair (``pairs``
-    from :meth:`bayes_tee.noise.PairedNoise.pairs`); ``theory`` is the curve as
+    from :meth:`bayes_tee.noise.exact.PairedNoise.pairs`); ``theory`` is the curve as
     ``(accuracy, SE)``; the unpaired SE for contrast when ``show_unpaired``.
     """
     fig, ax = figure(ax, (6.4, 4.2))

@@ -63,7 +63,7 @@ def plot_coverage(table: pd.DataFrame, target: str | None = None, level: float |
 def plot_staircase(
     table: pd.DataFrame, level: float = 0.95, target: str = "theta (TEE)", method: str = "bayes"
 ) -> Figure:
-    """Coverage against the number of items per scenario (seed 000 App. E.4, Fig. 11b): the
+    """Coverage against the number of items per scenario (Messing 2026 App. E.4, Fig. 11b): the
     naive interval of scenario A and ``method``'s interval (the posterior's TEE interval by
     default) in scenarios B-D (``table``: coverage per design with ``scenario`` and ``n_items``,
     :meth:`bayes_tee.studies.coverage.CoverageStudy.staircase_table`).

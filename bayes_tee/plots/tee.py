@@ -75,7 +75,7 @@ def plot_dstudy(table, x: str = "n_items", ax=None) -> "Figure":
     """Projected SE against ``x`` with one line (median) and band (interval) per combination of
     the other design fields that vary in ``table`` (from :meth:`Posterior.dstudy`).
     """
-    fig, ax = figure(ax, (7.0, 4.5))
+    fig, ax = figure(ax, (8.0, 4.5))
     others = [
         c
         for c in ("n_prompts", "n_judges", "n_temperatures", "n_replicates", "n_categories")
@@ -103,7 +103,8 @@ def plot_dstudy(table, x: str = "n_items", ax=None) -> "Figure":
         fontsize=10,
     )
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    # beside the axes, never on the curves (a D-study grid has up to a dozen of them)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, frameon=False)
     warn_footer(fig, table.attrs.get("warning"))
     return fig
 
@@ -124,9 +125,9 @@ def plot_interventions(table, ax=None) -> "Figure":
 
 def plot_frontier(plan, ax=None) -> "Figure":
     """Cost against projected SE for every candidate design, the efficiency frontier, the
-    current design and the chosen one (seed 000 Fig. 3b).
+    current design and the chosen one (Messing 2026 Fig. 3b).
     """
-    fig, ax = figure(ax, (7.0, 4.5))
+    fig, ax = figure(ax, (8.0, 4.5))
     allc, front = plan.candidates, plan.frontier
     ax.scatter(allc["cost"], allc["se_median"], s=6, color="0.7", label="candidate designs")
     ax.plot(front["cost"], front["se_median"], color="#4C72B0", lw=1.5, label="frontier (median SE)")

@@ -1,7 +1,7 @@
 """Coverage studies: do intervals contain the truth as often as they say over simulated pilots.
 
 Each simulated data set comes from a DGP with known answers (by default
-:func:`bayes_tee.studies.tee_dgp` with ``panel="resample"``: every data set gets a new
+:func:`bayes_tee.studies.dgp.tee_dgp` with ``panel="resample"``: every data set gets a new
 judge/temperature panel drawn from the same population of levels). Each method then states
 intervals for:
 
@@ -119,7 +119,7 @@ class CoverageStudy:
 
     def plot(self, target: str | None = None, **kwargs) -> "Figure":
         """Coverage (with Monte Carlo error bars) per method and design, against the nominal
-        level (:func:`bayes_tee.plots.plot_coverage`).
+        level (:func:`bayes_tee.plots.studies.plot_coverage`).
         """
         return plot_coverage(self.table(), target=target, **kwargs)
 
@@ -133,7 +133,9 @@ class CoverageStudy:
     def plot_staircase(
         self, level: float = 0.95, target: str = "theta (TEE)", method: str = "bayes"
     ) -> "Figure":
-        """Coverage against items per scenario (seed 000 Fig. 11b; :func:`bayes_tee.plots.plot_staircase`)."""
+        """Coverage against items per scenario (Messing 2026 Fig. 11b;
+        :func:`bayes_tee.plots.studies.plot_staircase`).
+        """
         return plot_staircase(self.staircase_table(), level=level, target=target, method=method)
 
 
@@ -398,7 +400,7 @@ def coverage_study(
     ----------
     dgp : callable
         ``dgp(**design, **dgp_kwargs, random_seed=rng)`` returning long data with ``score``
-        and role columns named as in :func:`bayes_tee.studies.tee_dgp`, and the truth in
+        and role columns named as in :func:`bayes_tee.studies.dgp.tee_dgp`, and the truth in
         ``attrs`` (``truth``, ``theta``, ``theta_panel``). Must be importable (picklable) to
         run on worker processes.
     designs : list of dict
@@ -560,7 +562,7 @@ class _progress:
             self.bar.stop()
 
 
-#: Seed 000 App. E.4, Table 9: what each scenario samples (V, M, H, R). Our model always carries
+#: Messing (2026) App. E.4, Table 9: what each scenario samples (V, M, H, R). Our model always carries
 #: the design x design interactions, so the paper's D and E (same data, with and without them)
 #: coincide here as one scenario.
 STAIRCASE_SCENARIOS: dict[str, dict[str, int]] = {
@@ -579,14 +581,14 @@ def coverage_staircase(
     scenarios: dict[str, dict[str, int]] | None = None,
     **kwargs,
 ) -> CoverageStudy:
-    """The coverage staircase of seed 000 App. E.4: scenarios A-D (Table 9) at each N.
+    """The coverage staircase of Messing (2026) App. E.4: scenarios A-D (Table 9) at each N.
 
-    Each data set comes from :func:`bayes_tee.studies.tee_dgp` (Table 8 components) with a new
+    Each data set comes from :func:`bayes_tee.studies.dgp.tee_dgp` (Table 8 components) with a new
     judge/temperature panel from the three Table 8 levels, so a facet the design holds at one
     level contributes a bias that does not shrink with N. Scenario A is one call per item at
     one configuration with the naive interval; B-D add prompts, judges and temperatures to the
     design and get the posterior's TEE interval. ``results`` gains ``scenario`` and
-    ``n_items``; plot with :func:`bayes_tee.plots.plot_staircase`.
+    ``n_items``; plot with :func:`bayes_tee.plots.studies.plot_staircase`.
 
     Parameters
     ----------

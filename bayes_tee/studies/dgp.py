@@ -1,6 +1,6 @@
 """Data-generating processes with known variance components.
 
-:func:`tee_dgp` draws a fully crossed pilot from the crossed random-effects model of seed 000
+:func:`tee_dgp` draws a fully crossed pilot from the crossed random-effects model of Messing (2026)
 (Eq. 1) with the component values of its Table 8 as defaults. The true values are returned in
 ``df.attrs["truth"]`` on the same scale and with the same labels as
 :meth:`bayes_tee.Posterior.components`, so recovery checks are one comparison.
@@ -21,7 +21,7 @@ import pandas as pd
 
 from ..tee.terms import FACETS, cell_term, model_terms
 
-#: Seed 000, Table 8. ``cell`` is the table's residual (sigma_epsilon^2); the table lists no
+#: Messing (2026), Table 8. ``cell`` is the table's residual (sigma_epsilon^2); the table lists no
 #: replicate noise, so ``replicate`` is our choice. ``item`` is the within-category variance.
 TABLE8_COMPONENTS: dict[str, float] = {
     "item": 0.04,
@@ -35,7 +35,7 @@ TABLE8_COMPONENTS: dict[str, float] = {
     "cell": 0.03,
     "replicate": 0.02,
 }
-#: Seed 000, Table 8: judge and temperature level effects {-0.15, 0, 0.15}, population variance 0.015.
+#: Messing (2026), Table 8: judge and temperature level effects {-0.15, 0, 0.15}, population variance 0.015.
 TABLE8_SENSITIVITY: dict[str, float] = {"judge": 0.015, "temperature": 0.015}
 
 
@@ -107,7 +107,7 @@ def tee_dgp(
         ``resample``: each level drawn with replacement from the three Table 8 levels
         ``{-0.15, 0, 0.15}``, a new panel "like these" per data set (what another equally good
         pipeline would use; this is what the TEE interval targets, and it gives a single-level
-        facet its constant bias, as in seed 000 App. E.4 scenario A). ``normal``: each level
+        facet its constant bias, as in Messing (2026) App. E.4 scenario A). ``normal``: each level
         drawn from ``N(0, 0.015)``.
     outcome : {"gaussian", "threshold", "bernoulli"}
         ``gaussian`` returns the continuous score; ``threshold`` returns ``1[score > mu]``;
@@ -248,7 +248,7 @@ def judge_calibration(
     n_judges: int = 1,
     random_seed: int | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Simulated judge verdicts for the calibration model (seed 004, Sec. 5).
+    """Simulated judge verdicts for the calibration model (LLM-as-a-Judge bias paper 2026, Sec. 5).
 
     Every system answers the same ``n_calib + n_test`` items (ids ``i0000``...); item ``i`` is
     correct for system ``s`` with probability ``accuracy[s]``, independently. Each judge's

@@ -3,7 +3,7 @@ reports in a balanced design, singular fits included), Wald intervals and a para
 bootstrap. These are the baselines the coverage studies hold the posterior against.
 
 Both intervals for theta use the D-study variance at the plug-in components,
-``Var(theta_hat) = sum_k sigma_k^2 / divisor_k`` (seed 000 Eq. 3): over the random terms for
+``Var(theta_hat) = sum_k sigma_k^2 / divisor_k`` (Messing 2026 Eq. 3): over the random terms for
 the *panel* target (this judge/temperature panel), plus the fixed factors' sensitivity over
 their level count for the *TEE* target (another equally good panel).
 

@@ -2,7 +2,7 @@
 
 :func:`projection_coverage` answers "does the D-study's interval for the SE at a larger design
 contain the SE a study of that design really has?": it simulates many pilots from
-:func:`bayes_tee.studies.tee_dgp`, fits each, projects the SE at the target design with its
+:func:`bayes_tee.studies.dgp.tee_dgp`, fits each, projects the SE at the target design with its
 posterior interval, and compares with the true SE of theta_hat at the target, both the closed
 form at the true components and the empirical SD over simulated studies of the target design.
 
@@ -38,7 +38,7 @@ def _counts(design: dict) -> dict[str, float]:
 
 def true_se(pilot: dict, target: dict, truth: dict[str, float]) -> float:
     """SE of theta_hat at ``target`` (design counts, missing ones as in ``pilot``) from the true
-    components, with judge and temperature sensitivity over ``M'`` and ``H'`` (seed 000 Eq. 3).
+    components, with judge and temperature sensitivity over ``M'`` and ``H'`` (Messing 2026 Eq. 3).
 
     >>> round(true_se(dict(n_items=10), dict(n_items=40), {"item": 0.04}), 4)
     0.0316
@@ -105,11 +105,11 @@ def projection_coverage(
     Parameters
     ----------
     pilot : dict
-        :func:`bayes_tee.studies.tee_dgp` design of each simulated pilot.
+        :func:`bayes_tee.studies.dgp.tee_dgp` design of each simulated pilot.
     target : dict
         Design counts to project to (``n_items``, ``n_prompts``, ...).
     components : dict, optional
-        True components (default: seed 000 Table 8).
+        True components (default: Messing (2026) Table 8).
     n_reps : int
         Simulated pilots (each one fit).
     n_studies : int

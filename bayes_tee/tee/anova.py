@@ -2,7 +2,7 @@
 
 In a balanced crossed design the data space splits into orthogonal strata, one per subset of
 the facets (main effects and interactions) plus the within-cell stratum. The covariance of the
-data is constant on each stratum: its eigenvalue, the expected mean square (EMS, seed 000
+data is constant on each stratum: its eigenvalue, the expected mean square (EMS, Messing (2026)
 Table 6 extended to every term), is ``sigma_rho^2 + sum_k c_k sigma_k^2`` over the terms ``k``
 whose facets contain the stratum's, with ``c_k`` the number of calls per level of term ``k``.
 So the stratum sums of squares are sufficient for the variance components and the likelihood

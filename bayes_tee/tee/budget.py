@@ -1,5 +1,5 @@
 """Budget allocation: the design that minimises the posterior SE of theta_hat at a cost, with
-the probability that it is the best and the cost-efficiency frontier (seed 000 Sec. 4.1-4.2,
+the probability that it is the best and the cost-efficiency frontier (Messing 2026 Sec. 4.1-4.2,
 Fig. 3b; App. L).
 
 Cost model: every judge call costs its judge's price (one number, or one per judge: a design
@@ -214,7 +214,7 @@ def allocate(
 
 
 def _baselines(cand: pd.DataFrame) -> pd.DataFrame:
-    """Seed 000 Sec. 4.2's allocations at the same budget: naive (one prompt, judge and
+    """Messing (2026) Sec. 4.2's allocations at the same budget: naive (one prompt, judge and
     temperature, 3 replications), standard (one of each, no replication: all budget to
     items) and TEE-guided (the best design).
     """

@@ -5,7 +5,7 @@ axis, and thin wrappers that take the :class:`xarray.DataArray` of component dra
 (dims ``chain, draw, component``) and return tidy DataFrames.
 
 A component enters Var(theta_hat) divided by the number of levels it is averaged over
-(seed 000 Eq. 3, 8-10, App. C.5): the product of the level counts of its facets, e.g.
+(Messing 2026 Eq. 3, 8-10, App. C.5): the product of the level counts of its facets, e.g.
 ``item:prompt / (N V)``, ``judge / M``, ``replicate / (N V H M R)``. Categories are fixed by
 default, as in the paper, so ``category`` enters like item heterogeneity, ``/ N``; with
 ``categories="random"`` it enters ``/ C``. ``estimand="finite"`` (this exact item set) drops
@@ -95,7 +95,7 @@ def kept_terms(
 
     ``estimand="finite"`` (this exact item set) drops the item and category terms;
     ``decision="relative"`` (systems compared under shared prompts, judges and temperatures)
-    drops the terms that do not involve items, whose shared effects cancel (seed 000 App. D).
+    drops the terms that do not involve items, whose shared effects cancel (Messing 2026 App. D).
 
     >>> kept_terms(["item", "prompt", "item:prompt"], decision="relative")
     array([ True, False,  True])
@@ -232,7 +232,7 @@ def component_draws(posterior: xr.Dataset, terms: list[Term]) -> xr.DataArray:
     """Variance of every component per draw, dims ``(chain, draw, component)``.
 
     Random and residual terms: ``sigma^2``. Fixed judge/temperature: the population variance
-    (divide by L) of the level effects, per draw (seed 000 Eq. 7).
+    (divide by L) of the level effects, per draw (Messing 2026 Eq. 7).
     """
     arrays = []
     for t in terms:

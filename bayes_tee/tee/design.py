@@ -360,13 +360,13 @@ def validate_design(
         Optional facet columns. ``replicate`` labels calls within a cell; without it every row
         in a cell counts as a replicate.
     position : str, optional
-        Pairwise data: the presentation-order column (seed 000 App. H), a fixed factor with
+        Pairwise data: the presentation-order column (Messing 2026 App. H), a fixed factor with
         its sensitivity index. The outcome may then hold verdict labels (``A``, ``B``,
-        ``tie``, ``A>B``...), scored 1 / 0.5 / 0 (:func:`bayes_tee.pairwise.verdict_scores`).
+        ``tie``, ``A>B``...), scored 1 / 0.5 / 0 (:func:`bayes_tee.pairwise.verdicts.verdict_scores`).
     swapped : optional
         With ``position``: the order level whose verdicts are in the swapped slot frame; those
         rows are recoded to "the pair's first system wins" (``1 - y``, ties stay 0.5; seed
-        000 App. R, :func:`bayes_tee.pairwise.recode`). Leave it out when the outcome is
+        000 App. R, :func:`bayes_tee.pairwise.verdicts.recode`). Leave it out when the outcome is
         already in the system frame.
     judge_effect : {"fixed", "random"}
         How judges enter the model.

@@ -1,4 +1,4 @@
-"""D-study projections with full posterior uncertainty (seed 000 Sec. 3.3, App. C.8, App. D).
+"""D-study projections with full posterior uncertainty (Messing 2026 Sec. 3.3, App. C.8, App. D).
 
 For a proposed design (N', V', M', H', R', C'), every component's contribution to
 Var(theta_hat) is its variance divided by the number of levels it is averaged over
@@ -6,7 +6,7 @@ Var(theta_hat) is its variance divided by the number of levels it is averaged ov
 designs at once it is one matrix product, ``draws @ weights.T``, over all posterior draws: each
 design gets a posterior of its SE, not a plug-in number.
 
-Decisions (seed 000 App. D): ``absolute`` (threshold decisions, the Phi-coefficient error)
+Decisions (Messing 2026 App. D): ``absolute`` (threshold decisions, the Phi-coefficient error)
 keeps every term; ``relative`` (comparing systems scored under the same prompts, judges and
 temperatures) drops the terms that do not involve the items, since shared main effects shift
 both systems equally and cancel, and keeps the item interactions.
@@ -224,9 +224,9 @@ def variance_at(
 ) -> np.ndarray:
     """Var(theta_hat) per posterior draw at each design row, ``(n_draws, n_designs)``.
 
-    ``judges="new"`` (default, seed 000): the M' judges are like a fresh draw of judges
+    ``judges="new"`` (default, Messing (2026)): the M' judges are like a fresh draw of judges
     like these, so the judge sensitivity enters as ``sigma_J^2 / M'``. ``judges="panel"``
-    (seed 002 Eq. 2): the target is the mean over the fitted panel of M judges and M' of
+    (Zhu et al. 2026 Eq. 2): the target is the mean over the fitted panel of M judges and M' of
     them are used, so it enters with the finite-population factor
     ``sigma_J^2 / M' * (M - M') / (M - 1)``, zero when the whole panel is used.
 
@@ -290,7 +290,7 @@ def dstudy(
         How the category term averages (:func:`bayes_tee.tee.components.divisors`).
     judges : {"new", "panel"}
         ``new``: judges like these, sensitivity over ``M'`` (warns beyond a fixed panel).
-        ``panel``: a subset of the fitted panel, its mean the target (seed 002).
+        ``panel``: a subset of the fitted panel, its mean the target (Zhu et al. 2026).
     target_se : float, optional
         Adds ``p_below_target``, the posterior probability that the SE is below it.
     level : float
@@ -336,7 +336,7 @@ INTERVENTIONS = (
 def interventions(
     post: Posterior, *, estimand: Estimand = "domain", decision: Decision = "absolute", level: float = 0.9
 ) -> pd.DataFrame:
-    """Percent change in Var(theta_hat) for single design changes (seed 000 Fig. 13-14); see
+    """Percent change in Var(theta_hat) for single design changes (Messing 2026 Fig. 13-14); see
     :meth:`Posterior.interventions`.
     """
     c = post.design.counts

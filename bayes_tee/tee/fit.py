@@ -143,15 +143,15 @@ def fit_posterior(
         Facet columns; the model uses only the facets present.
     position : str, optional
         Pairwise data: the presentation-order column, a fixed factor whose sensitivity index is
-        the squared order bias (seed 000 App. H); shares, D-studies (``n_positions``) and the
+        the squared order bias (Messing 2026 App. H); shares, D-studies (``n_positions``) and the
         gaming surface include it. The outcome may hold verdict labels (A / B / tie).
     swapped : optional
         The ``position`` level whose verdicts are in the swapped slot frame: those rows are
-        recoded to "the pair's first system wins" (seed 000 App. R ``true_order``; ties 0.5).
+        recoded to "the pair's first system wins" (Messing 2026 App. R ``true_order``; ties 0.5).
     judge_effect : {"fixed", "random"}
         Judges as a fixed panel (sensitivity index, the paper's default) or a random facet.
     family : {"gaussian", "binomial"}
-        ``gaussian`` (default, seed 000's linear probability model for 0/1 scores) or
+        ``gaussian`` (default, Messing (2026)'s linear probability model for 0/1 scores) or
         ``binomial``: the logit GLMM for 0/1 outcomes, components on the logit scale with the
         logistic residual pi^2/3 (``theta()`` and ``shares(scale="probability")`` answer on
         the probability scale).
@@ -159,7 +159,7 @@ def fit_posterior(
         Binomial: include the cell-level (observation-level) random effect; default on when
         cells repeat.
     priors : str, PriorSpec or dict, optional
-        A preset name from :data:`bayes_tee.priors.PRESETS` or a spec; default half-t(3).
+        A preset name from :data:`bayes_tee._core.priors.PRESETS` or a spec; default half-t(3).
     method : {"auto", "balanced", "augmented", "marginal", "cells", "rows", "binomial", "binomial_quadrature"}
         Likelihood form (:func:`bayes_tee.tee.likelihoods.build_model`); ``auto`` takes ``balanced``
         when the design is balanced, else ``augmented`` (the balanced likelihood with the

@@ -1,4 +1,4 @@
-"""The best-of-K gaming surface (seed 000 Sec. 4.4).
+"""The best-of-K gaming surface (Messing 2026 Sec. 4.4).
 
 A developer who evaluates K variants of the same system (or reruns one pipeline under K
 configurations) and reports only the best gains, in expectation, ``E[max(Z_1..Z_K)] *
@@ -8,7 +8,7 @@ estimate. ``sigma_pipeline`` at a design is ``sqrt(Var(theta_hat))`` from the D-
 projection, and averaging over prompts and judges shrinks it.
 
 For pairwise data the surface is also reported in Elo: the boost of the win probability from
-``theta`` to ``theta + surface``, mapped through ``gamma * logit`` (seed 003's reporting map;
+``theta`` to ``theta + surface``, mapped through ``gamma * logit`` (RAEE paper 2025's reporting map;
 ``gamma = 400 / ln 10``), per draw. For the logit GLMM the surface is already on the logit
 scale and the Elo surface is ``gamma`` times it.
 
@@ -69,7 +69,7 @@ def gaming_surface(
     post : Posterior
         A fitted TEE posterior.
     k : int
-        Number of variants or configurations tried (27 in seed 000 Sec. 4.4).
+        Number of variants or configurations tried (27 in Messing (2026) Sec. 4.4).
     design : dict, list of dict or DataFrame, optional
         Design counts (``n_items``, ``n_prompts``, ``n_judges``, ...; missing ones take the
         observed counts). Default: the observed design and the single configuration

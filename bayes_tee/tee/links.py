@@ -1,4 +1,4 @@
-"""LPM vs logit GLMM: the same decomposition under both links (seed 000 App. G, Table 11).
+"""LPM vs logit GLMM: the same decomposition under both links (Messing 2026 App. G, Table 11).
 
 The linear probability model puts shares on the probability scale; the GLMM on the logit scale,
 where the same probability gap is larger near 0 or 1 (at a 94% base rate a judge gap of a few
@@ -42,7 +42,7 @@ class LinkComparison:
         glmm_rank`` (rank 1 = largest median share), ordered by the LPM share.
     spearman : dict
         ``median, low, high`` (90%) of the per-draw Spearman correlation of the shares, and
-        ``at_medians`` (of the median shares, the number seed 000 Table 11 reports).
+        ``at_medians`` (of the median shares, the number Messing (2026) Table 11 reports).
     lpm, glmm : Posterior
     """
 
@@ -110,6 +110,6 @@ def link_comparison(
     table.attrs.update(
         spearman=spearman,
         level=level,
-        note="LPM shares on the probability scale, GLMM shares on the logit scale (seed 000 Table 11).",
+        note="LPM shares on the probability scale, GLMM shares on the logit scale (Messing 2026 Table 11).",
     )
     return LinkComparison(table, spearman, lpm, glmm)

@@ -169,7 +169,7 @@ class Posterior(diag.FitResult):
         """The grand mean with its panel, TEE and naive intervals side by side.
 
         ``panel``: this exact judge/temperature panel. ``tee`` adds their sensitivity: what
-        another equally good pipeline would have reported (seed 000 Sec. 3.3). ``naive``:
+        another equally good pipeline would have reported (Messing 2026 Sec. 3.3). ``naive``:
         ``s / sqrt(n)`` over the rows. The GLMM answers on the probability scale by simulation
         (``n_draws`` x ``sims_per_draw``); details: :func:`bayes_tee.tee.theta.theta`.
 
@@ -267,7 +267,7 @@ class Posterior(diag.FitResult):
         decision: dstudy.Decision = "absolute",
         level: float = 0.9,
     ) -> pd.DataFrame:
-        """Percent change in Var(theta_hat) for single design changes (seed 000 Fig. 13-14).
+        """Percent change in Var(theta_hat) for single design changes (Messing 2026 Fig. 13-14).
 
         Returns ``intervention``, the changed ``field`` and its ``value``, ``calls_ratio``,
         ``change_median/low/high`` (percent) and ``p_reduces``.
@@ -287,7 +287,7 @@ class Posterior(diag.FitResult):
         return plan
 
     def gaming_surface(self, k: int = 27, design=None, **kwargs) -> pd.DataFrame:
-        """Expected best-of-``k`` inflation at designs, in score units and Elo (seed 000 Sec. 4.4;
+        """Expected best-of-``k`` inflation at designs, in score units and Elo (Messing 2026 Sec. 4.4;
         :func:`bayes_tee.tee.gaming.gaming_surface`).
 
         >>> post.gaming_surface(k=27, design=[{"n_prompts": 1, "n_judges": 1}])  # doctest: +SKIP

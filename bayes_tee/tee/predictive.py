@@ -3,14 +3,14 @@
 The closed form of :mod:`bayes_tee.tee.dstudy` covers fully crossed, balanced designs. This module
 simulates a proposed study for each posterior draw instead, so it also covers what the closed
 form does not: unbalanced layouts (the observed cells, or any table of cells and call counts)
-and judge-assignment strategies (seed 002 Sec. 3: every judge on every call, one random judge
+and judge-assignment strategies (Zhu et al. 2026 Sec. 3: every judge on every call, one random judge
 per call, CyclicJudge round-robin).
 
 For each posterior draw we simulate ``sims_per_draw`` studies of the design. Every new level of
 every facet gets its own independent effect (never one shared draw across new levels); fixed
 judge/temperature effects are drawn from the fitted level effects of that draw (with
 replacement: "new judges like these", the seed-000 convention; or without replacement:
-a subset of this panel, the estimand being the panel mean, seed 002). We record
+a subset of this panel, the estimand being the panel mean, Zhu et al. (2026)). We record
 ``theta_hat - theta`` and the interval the study would report itself (``s / sqrt(n)`` over its
 calls), and summarize the SD, RMSE and coverage. Work is vectorized over studies and chunked to
 bound memory.
@@ -112,7 +112,7 @@ def crossed_layout(
     *,
     strategy: Strategy = "crossed",
 ) -> Layout:
-    """A fully crossed design, or one judge per call under a judge strategy (seed 002 Sec. 3).
+    """A fully crossed design, or one judge per call under a judge strategy (Zhu et al. 2026 Sec. 3).
 
     ``crossed``: every judge scores every call (``N V H M R`` calls). ``cyclic``: each of the
     ``N V H R`` calls goes to one judge, round-robin over calls taken item by item, so every judge

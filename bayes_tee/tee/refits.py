@@ -1,9 +1,9 @@
 """Refit and compare: the same data under both links, or without each level of a facet.
 
 * :func:`compare_links` fits the linear probability model and the logit GLMM to the same 0/1
-  data and lines up their shares (seed 000 App. G; the comparison itself is
+  data and lines up their shares (Messing 2026 App. G; the comparison itself is
   :func:`bayes_tee.tee.links.link_comparison`, ``post.compare``).
-* :func:`leave_one_out`: seed 000 checks its safety decomposition by refitting without each
+* :func:`leave_one_out`: Messing (2026) checks its safety decomposition by refitting without each
   judge in turn (Sec. 4.1, footnote on the leave-one-out analysis): with three judges, the judge
   sensitivity rests on three level effects, and one odd judge can carry most of it. It refits the
   same model on the data without each level of a facet and lines up the shares of

@@ -1,6 +1,6 @@
 """The write-up paragraph, the reporting checklist and a self-contained HTML report.
 
-Seed 000 App. A step 5 and App. L: after a pilot the evaluator needs the paragraph for the
+Messing (2026) App. A step 5 and App. L: after a pilot the evaluator needs the paragraph for the
 paper (dominant components with intervals, the corrected interval for theta next to the naive
 one, the recommended design and what it buys, any diagnostic warning), the figures, and the
 three-tier reporting checklist (Table 15) filled from what the data contain.
@@ -23,12 +23,13 @@ import pandas as pd
 
 from .._core import diagnostics as diag
 from .._core.exceptions import DiagnosticWarning
+from .._core.version import __version__
 from ..plots import plot_dstudy, plot_frontier, plot_interventions
 
 if TYPE_CHECKING:
     from .posterior import Posterior
 
-#: Seed 000 Table 15: tier, item, what to report.
+#: Messing (2026) Table 15: tier, item, what to report.
 CHECKLIST: tuple[tuple[str, str, str], ...] = (
     ("Minimum", "Prompt text", "Exact text of all prompt variants, including the system prompt"),
     ("Minimum", "Model identity", "Model name, version, API provider, date"),
@@ -165,7 +166,7 @@ def writeup(post: "Posterior", level: float = 0.95, n_top: int = 3) -> str:
 
 
 def checklist(post: "Posterior", metadata: Mapping[str, str] | None = None) -> pd.DataFrame:
-    """Seed 000's three-tier reporting checklist (Table 15) filled from the data.
+    """Messing (2026)'s three-tier reporting checklist (Table 15) filled from the data.
 
     Items the data answer (replications, prompt variants, the decomposition, the D-study) are
     filled in; items only the evaluator knows (prompt texts, model versions, infrastructure)
@@ -230,8 +231,116 @@ def _png(fig) -> str:
     return f'<img alt="figure" src="data:image/png;base64,{base64.b64encode(buf.getvalue()).decode()}">'
 
 
-def _table(df: pd.DataFrame, digits: int = 4) -> str:
-    return df.to_html(index=False, float_format=lambda x: f"{x:.{digits}g}", border=0, classes="t")
+PLURALS = {"temperature": "temperatures", "category": "categories", "position": "positions"}
+
+
+def design_line(post: "Posterior") -> str:
+    """One line on the design and the fit, for the report's header.
+
+    >>> design_line(post)  # doctest: +SKIP
+    '40 items × 3 prompts × 3 judges × 2 temperatures, 3 replicates per cell; 2,160 calls; ...'
+    """
+    d = post.design
+    facets = " × ".join(f"{d.counts[f]} {PLURALS.get(f, f + 's')}" for f in d.facets)
+    n = d.cells["n"]
+    reps = f"{int(n.min())}" if n.min() == n.max() else f"{int(n.min())}-{int(n.max())}"
+    dropped = sum(d.dropped.values())
+    calls = f"{d.n_rows:,} calls" + (f" ({dropped:,} dropped)" if dropped else "")
+    layout = "balanced" if d.balanced else f"unbalanced ({d.n_cells:,} of {d.n_full_cells:,} cells)"
+    dg = post.diagnostics()
+    status = "diagnostics passed" if dg["ok"] else "DIAGNOSTICS FAILED"
+    return (
+        f"{facets}, {reps} replicate(s) per cell; {calls}; {layout}; {post.family} family, "
+        f"{post.method} likelihood, {dg['n_draws']:,} draws; {status}"
+    )
+
+
+def _decimals(values: np.ndarray) -> int:
+    """Decimals that give the column's largest magnitude three significant digits."""
+    finite = np.abs(values[np.isfinite(values)])
+    top = finite.max() if finite.size and finite.max() > 0 else 1.0
+    return int(np.clip(2 - np.floor(np.log10(top)), 0, 6))
+
+
+STATS = ("median", "mean", "low", "high", "sd", "se")
+
+
+def _group(name: str) -> str:
+    """Columns summarising one quantity (``x_median, x_low, x_high``; ``mean, median, low,
+    high``) share one format.
+    """
+    stem, _, stat = name.rpartition("_")
+    if stat in STATS:
+        return stem
+    return "" if name in STATS else name
+
+
+def format_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Numbers as a reader expects them: shares and probabilities as percentages, counts with
+    thousands separators, and the columns of one quantity (median, interval) in one fixed
+    format with three significant digits on its largest value (a value that would print as
+    zero shows as ``<0.001``), never scientific notation beside plain decimals.
+
+    >>> format_table(pd.DataFrame({"component": ["a", "b"], "median": [0.05684, 9.455e-05],
+    ...                            "high": [0.2, 0.01], "share_median": [0.9, 0.001]}))
+      component  median   high share_median
+    0         a   0.057  0.200        90.0%
+    1         b  <0.001  0.010         0.1%
+    """
+    out = df.copy()
+    numeric = [c for c in out.columns if pd.api.types.is_numeric_dtype(out[c]) and out[c].dtype != bool]
+    groups: dict[str, list] = {}
+    for col in numeric:
+        groups.setdefault(_group(str(col)), []).append(col)
+    for key, cols in groups.items():
+        values = out[cols].to_numpy(dtype=float)
+        if key.startswith(("share", "p_", "prob")) or key.endswith(("share", "_prob")):
+            for col in cols:
+                out[col] = [
+                    f"{100 * a:.1f}%" if np.isfinite(a) else "" for a in out[col].to_numpy(dtype=float)
+                ]
+            continue
+        finite = values[np.isfinite(values)]
+        if (
+            finite.size
+            and np.all(finite == np.round(finite))
+            and (
+                np.abs(finite).max() >= 10
+                or key.startswith("n_")
+                or all(out[c].dtype.kind in "iu" for c in cols)
+            )
+        ):
+            for col in cols:
+                out[col] = [f"{int(a):,}" if np.isfinite(a) else "" for a in out[col].to_numpy(dtype=float)]
+            continue
+        k = _decimals(values.ravel())
+        floor = 10.0**-k
+        for col in cols:
+            out[col] = [
+                "" if not np.isfinite(a) else (f"<{floor:.{k}f}" if 0 < abs(a) < floor / 2 else f"{a:,.{k}f}")
+                for a in out[col].to_numpy(dtype=float)
+            ]
+    return out
+
+
+def _table(df: pd.DataFrame) -> str:
+    body = format_table(df).to_html(index=False, border=0, classes="t")
+    return f"<div class='tw'>{body}</div>"
+
+
+def _theta_table(th: pd.DataFrame) -> str:
+    """Theta as three rows (TEE, panel, naive) of estimate, SE and interval: fits the page."""
+    r = th.iloc[0]
+    rows = [
+        {"interval": "TEE (all sources of noise)", "estimate": r["estimate"], "se": r["tee_se"],
+         "low": r["tee_low"], "high": r["tee_high"]},
+        {"interval": "panel (these prompts, judges, temperatures)", "estimate": r["estimate"],
+         "se": np.nan, "low": r["panel_low"], "high": r["panel_high"]},
+        {"interval": "naive (calls as independent)", "estimate": r["naive_estimate"], "se": r["naive_se"],
+         "low": r["naive_low"], "high": r["naive_high"]},
+    ]  # fmt: skip
+    note = f"<p>{r['level']:.0%} intervals; the TEE SE is {r['se_ratio']:.1f}x the naive SE.</p>"
+    return _table(pd.DataFrame(rows)) + note
 
 
 CSS = """body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:1000px;
@@ -241,7 +350,8 @@ font-size:.85em;margin:.5em 0}table.t th,table.t td{padding:.2em .6em;border-bot
 text-align:right}table.t th{background:#f6f6f6}table.t td:first-child,table.t th:first-child{text-align:left}
 .warn{background:#fde8e8;border-left:4px solid #c44e52;padding:.6em 1em}.ok{background:#e8f5e9;
 border-left:4px solid #55a868;padding:.6em 1em}.para{background:#f7f7fb;padding:.8em 1em}
-img{max-width:100%}.missing{color:#c44e52;font-weight:600}"""
+img{max-width:100%}.missing{color:#c44e52;font-weight:600}.tw{overflow-x:auto;max-width:100%}
+.sub{color:#555;margin-top:-.6em}.stamp{color:#888;font-size:.8em}"""
 
 
 def report(
@@ -308,7 +418,9 @@ def report(
     parts = [
         f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
         f"<style>{CSS}</style></head><body><h1>{html.escape(title)}</h1>",
-        f"<p>{html.escape(repr(post))}</p>",
+        f"<p class='sub'>{html.escape(design_line(post))}</p>",
+        f"<p class='stamp'>bayes_tee {__version__}; outcome column {html.escape(str(d.roles.outcome))!s}, "
+        f"{post.scale} scale</p>",
         "<h2>Write-up</h2>",
         f"<p class='para'>{html.escape(writeup(post, level=level))}</p>",
         "<h2>Diagnostics</h2>",
@@ -325,10 +437,10 @@ def report(
         _table(_quiet(post.shares).drop(columns="divisor")),
         _png(post.plot_shares()),
         "<h2>theta: corrected and naive intervals</h2>",
-        _table(th),
+        _theta_table(th),
         "<h2>D-study</h2>",
         _png(plot_dstudy(dst)),
-        _table(dst.sort_values("se_median").head(12)),
+        _table(dst.sort_values("se_median").head(12).drop(columns=["var_ratio_low", "var_ratio_high"])),
         "<h2>Single design changes</h2>",
         _png(plot_interventions(inter)),
         _table(inter),
@@ -340,7 +452,7 @@ def report(
         "<p>Prior above 0.05: the prior is informative for that component; with the likelihood also above "
         "0.05 prior and data conflict, below it the data say little. Refit under other priors with "
         "<code>bt.prior_sensitivity</code>.</p>",
-        "<h2>Reporting checklist (seed 000 Table 15)</h2>",
+        "<h2>Reporting checklist (Messing 2026 Table 15)</h2>",
         _checklist_html(checklist(post, metadata)),
         "</body></html>",
     ]

@@ -1,6 +1,6 @@
 """Does the answer hinge on the prior? Refits under named prior presets.
 
-:func:`prior_sensitivity` refits under presets (:mod:`bayes_tee.priors`) and tabulates each
+:func:`prior_sensitivity` refits under presets (:mod:`bayes_tee._core.priors`) and tabulates each
 component's share of Var(theta_hat) and the TEE interval of theta under each, flagging a
 component whose top-k membership or interval changes. The no-refit check is the power-scaling
 diagnostic, :func:`bayes_tee.tee.psens.power_scaling` (``post.sensitivity()``).
@@ -112,7 +112,7 @@ def prior_sensitivity(
         As in :func:`bayes_tee.fit_posterior`.
     priors : list of str or PriorSpec, optional
         Preset names or specs; the first is the reference. Default: every preset in
-        :data:`bayes_tee.priors.PRESETS`, ``default`` first.
+        :data:`bayes_tee._core.priors.PRESETS`, ``default`` first.
     level : float
         Credible level of the share intervals and of the theta (TEE) interval.
     top_k : int

@@ -1,4 +1,4 @@
-"""The terms of the TEE model (seed 000, Eq. 1) and which of them a design identifies.
+"""The terms of the TEE model (Messing 2026, Eq. 1) and which of them a design identifies.
 
 A *term* is one variance component: a random effect with its SD, a fixed factor whose
 sensitivity index is the population variance of its level effects, or the residual cell/replicate
@@ -137,7 +137,7 @@ def model_terms(
     if "temperature" in present:
         terms.append(Term("temperature", ("temperature",), "fixed"))
     if "position" in present:
-        # Presentation order of a pairwise comparison (seed 000 App. H): a fixed factor with
+        # Presentation order of a pairwise comparison (Messing 2026 App. H): a fixed factor with
         # P = 2 levels, its sensitivity index the squared order bias. No interactions: item x
         # order and judge x order effects stay in the cell error.
         terms.append(Term("position", ("position",), "fixed"))

@@ -175,7 +175,7 @@ def theta(
 
     ``panel``: the mean for this exact judge/temperature panel. ``tee`` adds the
     judge/temperature sensitivity, what another equally good pipeline would have reported
-    (seed 000 Sec. 3.3): SE ``sqrt(E[Var(theta_hat)])``, interval from the predictive error
+    (Messing 2026 Sec. 3.3): SE ``sqrt(E[Var(theta_hat)])``, interval from the predictive error
     mixed over the posterior of Var(theta_hat). ``naive``: ``s / sqrt(n)`` over the rows.
     For the GLMM everything is on the probability scale (the TEE error by simulating the
     design afresh per draw, ``n_draws`` x ``sims_per_draw``).
@@ -242,7 +242,7 @@ def simulate_design(
     For ``n_draws`` posterior draws, simulates ``sims_per_draw`` studies of each design with
     new, independent effects for every new level, and records ``theta_hat - theta`` and the
     interval the study would report itself. ``strategy``: every judge on every call,
-    CyclicJudge round-robin, or a random judge per call (seed 002 Sec. 3). ``cells``: a table
+    CyclicJudge round-robin, or a random judge per call (Zhu et al. 2026 Sec. 3). ``cells``: a table
     of cells (``item, prompt, temperature, judge, n``) or ``"observed"`` (the fitted layout,
     missing cells and unequal replicates included). ``judges``: fixed effects drawn from the
     fitted ones (``new``) or a subset of this panel (``panel``).

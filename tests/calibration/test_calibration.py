@@ -1,4 +1,6 @@
-"""Judge calibration: closed forms, the seed 004 failure modes, small J, real Arena data, bad input."""
+"""Judge calibration: closed forms, the LLM-as-a-Judge bias paper (2026) failure modes, small J, real
+Arena data, bad input.
+"""
 
 import warnings
 
@@ -98,7 +100,8 @@ def test_rogan_gladen_and_ppi_standard_errors_match_their_sampling_spread():
 
 @pytest.fixture(scope="module")
 def gap_sweep():
-    """Seed 004 Sec. 5 at one point: a true tie (0.7 vs 0.7), judge J = 0.5 on A and 0.8 on B
+    """The LLM-as-a-Judge bias paper (2026) Sec. 5 at one point: a true tie (0.7 vs 0.7), judge J = 0.5
+    on A and 0.8 on B
     (B easier for the judge), 200 calibration and 600 test items per system, paired items.
     """
     reps = []
@@ -158,7 +161,8 @@ def test_shared_calibration_biases_the_comparison_and_the_bayesian_modes_cover(g
 
     cover, bias, mcse = summary("rg_shared")
     # calibration pooled over A and B: A's accuracy is understated, B's overstated, so the tie
-    # reads as a confident gap (seed 004 App. C: the calibration mismatch amplified by 1/J)
+    # reads as a confident gap (LLM-as-a-Judge bias paper 2026 App. C: the calibration mismatch
+    # amplified by 1/J)
     assert abs(bias) > 4 * mcse and cover < 0.6, (cover, bias, mcse)
     for mode in ("system", "hierarchical"):
         cover, bias, mcse = summary(mode)

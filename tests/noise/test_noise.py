@@ -1,4 +1,4 @@
-"""Paired noise (seed 001): exact estimator, golden values, Beta theory, bad input."""
+"""Paired noise (Wang 2025): exact estimator, golden values, Beta theory, bad input."""
 
 from __future__ import annotations
 
@@ -138,7 +138,7 @@ def test_unequal_k_total_is_the_one_prediction_variance():
 
 def test_beta_theory_matches_its_own_simulation():
     """If u ~ Beta(p, 1-p) and both models sample from it, the paired total SE of one
-    prediction is sqrt(p(1-p)/N) (seed 001 Eq. 24).
+    prediction is sqrt(p(1-p)/N) (Wang 2025 Eq. 24).
     """
     rng = np.random.default_rng(4)
     n_q, p = 20000, 0.7

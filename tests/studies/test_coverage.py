@@ -13,7 +13,7 @@ CHEAP = ("naive", "anova_wald", "bootstrap")
 
 @pytest.fixture(scope="module")
 def small_facets():
-    """Seed 000's small-facet pilot (V=3, M=3, H=3; N=30, R=3), 60 simulated data sets,
+    """Messing (2026)'s small-facet pilot (V=3, M=3, H=3; N=30, R=3), 60 simulated data sets,
     every method; the compiled model is reused across them.
     """
     return bt.simulate.coverage_study(
@@ -94,7 +94,7 @@ def test_parallel_dask_and_cache_give_the_same_study(tmp_path):
 
 @pytest.mark.slow
 def test_staircase_of_the_plugin():
-    """Seed 000 App. E.4 with the plug-in: the naive interval collapses as N grows, and each
+    """Messing (2026) App. E.4 with the plug-in: the naive interval collapses as N grows, and each
     facet added to the design restores coverage of the population mean.
     """
     study = coverage_staircase(

@@ -28,7 +28,7 @@ def test_divisors_follow_the_facets():
     assert div["judge"] == 3 and div["temperature"] == 3
     assert div["item:prompt"] == 141 * 5 and div["prompt:judge"] == 15
     assert div["cell"] == 141 * 5 * 3 * 3
-    assert div["replicate"] == 141 * 5 * 3 * 3 * 8 == 50760  # seed 000 App. C.5
+    assert div["replicate"] == 141 * 5 * 3 * 3 * 8 == 50760  # Messing (2026) App. C.5
     rnd = divisors(["category"], COUNTS, categories="random")
     assert rnd[0] == 12
 
@@ -59,7 +59,7 @@ def test_finite_estimand_drops_items():
 
 
 def test_paper_safety_numbers_from_the_closed_form():
-    # seed 000 App. C.8: judge share 43.8% and Var = 0.000354 imply judge sigma2 = 3 * 0.438 * 0.000354
+    # Messing (2026) App. C.8: judge share 43.8% and Var = 0.000354 imply judge sigma2 = 3 * 0.438 * 0.000354
     judge_var = 3 * 0.438 * 0.000354
     contrib = vartheta_contributions(np.array([judge_var]), ["judge"], np.array([3.0]))
     assert contrib[0] / 0.000354 == pytest.approx(0.438)

@@ -50,7 +50,7 @@ def simulate_and_fit(n_items, n_prompts, n_replicates, data_seed, fit_seed):
 
 @pytest.fixture(scope="module")
 def pilot():
-    """Near the paper's pilot (seed 000 App. I): N=30, V=3, M=3, H=3, R=3, 2,430 calls."""
+    """Near the paper's pilot (Messing 2026 App. I): N=30, V=3, M=3, H=3, R=3, 2,430 calls."""
     return simulate_and_fit(30, 3, 3, data_seed=11, fit_seed=1)
 
 

@@ -1,5 +1,5 @@
 """Posterior-predictive simulation of designs: exact agreement of the layout variance with the
-D-study closed form, simulation vs closed form within Monte Carlo error, seed 002's strategy
+D-study closed form, simulation vs closed form within Monte Carlo error, Zhu et al. (2026)'s strategy
 formulas, and the coverage of the projection over repeated simulated pilots.
 """
 
@@ -121,7 +121,7 @@ def _strategy_draws(sig_item, sig_ij, sig_rep, lam):
 
 
 def test_seed002_strategies_match_their_closed_forms():
-    """Seed 002 Eq. 3-5 in this model's terms: one item set, a panel of K judges whose bias
+    """Zhu et al. (2026) Eq. 3-5 in this model's terms: one item set, a panel of K judges whose bias
     sum is zero, budget B calls per item. CyclicJudge removes the bias exactly; a random judge
     adds sigma_gamma^2 / (n B); all judges pay K times the calls.
     """

@@ -4,18 +4,17 @@ Every likelihood has the same variance parameters (``sigma_<term>``), grand mean
 zero-sum fixed level effects (``<facet>_effect``), so every summary works on any of them. They
 differ in what is integrated out and so in cost and geometry:
 
-============  =====================================================================  ============
-name          when                                                                   module
-============  =====================================================================  ============
-balanced      every cell present with equal replicates (exact strata likelihood)     balanced
-augmented     nearly balanced: the balanced likelihood with latent missing values    augmented
-marginal      any Gaussian design, every random effect integrated out exactly        marginal
-cells         any Gaussian design, random effects sampled (when marginal is costly)  cells
-rows          one term per call: the textbook baseline, for benchmarks               cells
-binomial      the logit GLMM on successes out of trials per cell, cell effect sampled  binomial
-binomial_     the logit GLMM with the cell effect integrated out by adaptive         quadrature
-quadrature    Gauss-Hermite quadrature (cells of many calls)
-============  =====================================================================  ============
+===================  ========================================================================  ==========
+name                 when                                                                      module
+===================  ========================================================================  ==========
+balanced             every cell present with equal replicates (exact strata likelihood)        balanced
+augmented            nearly balanced: the balanced likelihood with latent missing values       augmented
+marginal             any Gaussian design, every random effect integrated out exactly           marginal
+cells                any Gaussian design, random effects sampled (when marginal is costly)     cells
+rows                 one term per call: the textbook baseline, for benchmarks                  cells
+binomial             the logit GLMM on successes out of trials per cell, cell effect sampled   binomial
+binomial_quadrature  the GLMM with the cell effect integrated out by adaptive quadrature       quadrature
+===================  ========================================================================  ==========
 
 :data:`LIKELIHOODS` maps each name to what the rest of the package needs to know about it
 (:class:`Likelihood`); a new likelihood is one module plus one entry. ``balanced`` and
@@ -228,7 +227,7 @@ def build_model(
     design : Design
         From :func:`bayes_tee.validate_design`.
     priors : PriorSpec
-        From :func:`bayes_tee.priors.get_prior`.
+        From :func:`bayes_tee._core.priors.get_prior`.
     method : {"balanced", "augmented", "marginal", "cells", "rows", "binomial", "binomial_quadrature"}
         Likelihood form (see the module docstring); ``balanced`` needs a balanced design. A
         binomial design always gets the GLMM (``rows``: per call; ``binomial_quadrature``: the

@@ -38,7 +38,7 @@ LOGIT_UNIT = 1.0
 
 #: Unit of the GLMM intercept's prior SD: ``priors.intercept_scale`` of them, 5 logits by
 #: default. The intercept is the logit of the median configuration, not of the mean rate; with
-#: latent SDs of several logits the two differ by several logits (on seed 000's safety data, 94%
+#: latent SDs of several logits the two differ by several logits (on Messing (2026)'s safety data, 94%
 #: SAFE on average, the median configuration's logit is near 14), and a prior SD of 2 logits
 #: around the mean rate's logit fought the data there (the old default: min ESS 62 against 113
 #: at 5 logits; at 10 logits the intercept drifts further out under separation, no faster).
