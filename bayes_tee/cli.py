@@ -4,6 +4,7 @@
     bayes-tee fit pilot.csv --outcome score --item item_id --prompt variant_id --out pilot.nc
     bayes-tee fit pilot.csv --roles roles.toml --dry-run      # validate and describe only
     bayes-tee fit logs/ --from inspect --prompt wording --out pilot.nc   # Inspect AI logs
+    bayes-tee fit pilot.csv --roles roles.toml --judge-effect random --priors half_normal --out p.nc
     bayes-tee fit results.json --from promptfoo --model gpt-4o --dry-run
     bayes-tee summary pilot.nc [--json]
     bayes-tee dstudy pilot.nc --items 100,200 --prompts 1,3,5 --judges 1,3 [--json]
@@ -27,6 +28,7 @@ from pathlib import Path
 
 from ._core import diagnostics as diag
 from ._core.exceptions import DesignError, DesignWarning, DiagnosticWarning
+from ._core.priors import PRESETS
 from .datasets import load as load_data
 from .io import describe, read_inspect, read_lm_eval, read_promptfoo
 from .tee.design import validate_design
@@ -36,6 +38,7 @@ from .tee.posterior import load
 
 ROLE_FLAGS = ("outcome", "item", "prompt", "judge", "temperature", "replicate", "category", "position")
 READERS = {"inspect": read_inspect, "promptfoo": read_promptfoo, "lm-eval": read_lm_eval}
+METHODS = ("auto", "balanced", "augmented", "marginal", "cells", "rows", "binomial", "binomial_quadrature")
 
 
 def _quiet_third_party() -> None:
@@ -74,6 +77,9 @@ def _fit(args, df, roles):
             progressbar=not args.quiet,
             family=getattr(args, "family", "gaussian"),
             swapped=getattr(args, "swapped", None),
+            judge_effect=getattr(args, "judge_effect", "fixed"),
+            priors=getattr(args, "priors", None),
+            method=getattr(args, "method", "auto"),
         )
 
 
@@ -248,6 +254,19 @@ def _parser() -> argparse.ArgumentParser:
         default="gaussian",
         help="gaussian: linear (probability) model; binomial: logit GLMM for 0/1 outcomes",
     )
+    fit.add_argument(
+        "--judge-effect",
+        choices=("fixed", "random"),
+        default="fixed",
+        help="judges as a fixed panel (sensitivity index, the default) or a random facet",
+    )
+    fit.add_argument("--priors", choices=tuple(PRESETS), help="prior preset (default: half-t(3) on every SD)")
+    fit.add_argument(
+        "--method",
+        choices=METHODS,
+        default="auto",
+        help="likelihood (default auto: the fastest exact form for the layout)",
+    )
     fit.add_argument("--dry-run", action="store_true", help="validate and describe the design; do not fit")
     _sampler_args(fit)
 
@@ -352,7 +371,7 @@ def _run(args) -> object:
             )
         roles = {}
         if args.dry_run:
-            d = validate_design(df, family=args.family, warn=False)
+            d = validate_design(df, family=args.family, judge_effect=args.judge_effect, warn=False)
             print(repr(d))
             print(d.summary().to_string(index=False))
             print(f"rows used {d.n_rows}, dropped {sum(d.dropped.values())}; balanced: {d.balanced}")
@@ -373,9 +392,16 @@ def _run(args) -> object:
             if is_out_of_core(df):
                 if "position" in roles:
                     raise DesignError("--position needs a CSV or parquet file, not a parquet dataset.")
-                d = validate_dask(df, **roles, family=args.family, warn=False)
+                d = validate_dask(df, **roles, family=args.family, judge_effect=args.judge_effect, warn=False)
             else:
-                d = validate_design(df, **roles, swapped=args.swapped, family=args.family, warn=False)
+                d = validate_design(
+                    df,
+                    **roles,
+                    swapped=args.swapped,
+                    family=args.family,
+                    judge_effect=args.judge_effect,
+                    warn=False,
+                )
             print(repr(d))
             print(d.summary().to_string(index=False))
             print(f"rows used {d.n_rows}, dropped {sum(d.dropped.values())}; balanced: {d.balanced}")

@@ -218,6 +218,18 @@ def test_every_user_error_exits_1_without_traceback(pilot, argv, message, capsys
     assert message in err and "Traceback" not in err
 
 
+def test_fit_with_random_judges_a_prior_preset_and_a_method(pilot, tmp_path, capsys):
+    out = tmp_path / "random.nc"
+    argv = ["fit", str(pilot / "pilot.csv"), "--roles", str(pilot / "roles.toml"), "--out", str(out)]
+    flags = ["--judge-effect", "random", "--priors", "half_normal", "--method", "augmented", "--quiet"]
+    assert main(argv + flags + ["--draws", "300", "--tune", "300"]) == 0
+    post = bt.load(out)
+    assert post.design.judge_effect == "random" and post.method == "augmented"
+    assert post.priors.name == "half_normal"
+    assert main(argv + ["--priors", "flat"]) == 1
+    assert "invalid choice: 'flat'" in capsys.readouterr().err
+
+
 def test_dry_run_of_evaluation_logs(capsys):
     assert main(["fit", str(INSPECT_LOGS), "--from", "inspect", "--prompt", "wording", "--dry-run"]) == 0
     out, err = capsys.readouterr()
