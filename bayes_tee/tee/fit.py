@@ -20,6 +20,7 @@ import dataclasses
 import hashlib
 import json
 import time
+import warnings
 from typing import Literal
 
 import numpy as np
@@ -27,7 +28,7 @@ import pandas as pd
 import xarray as xr
 
 from .._core import diagnostics as diag
-from .._core.exceptions import DesignError
+from .._core.exceptions import DesignError, DesignWarning
 from .._core.priors import PriorSpec, get_prior
 from .._core.sampling import sample
 from .._core.trees import draws_tree
@@ -233,8 +234,10 @@ def fit_posterior(
             judge_effect=judge_effect,
             family=family,
             overdispersion=overdispersion,
-            warn=True,
+            warn=False,
         )
+        for note in design.notes:  # said here, so the warning points at the user's call
+            warnings.warn(note, DesignWarning, stacklevel=2)
     spec = get_prior(priors)
     if method == "auto":
         method = choose_method(design)
