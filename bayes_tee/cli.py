@@ -126,6 +126,15 @@ def _read_logs(args) -> object:
     return df
 
 
+def _print_design(d) -> None:
+    """What a dry run prints: the design, its summary table, rows used and dropped, its notes."""
+    print(repr(d))
+    print(d.summary().to_string(index=False))
+    print(f"rows used {d.n_rows}, dropped {sum(d.dropped.values())}; balanced: {d.balanced}")
+    for note in d.notes:
+        print(f"note: {note}")
+
+
 def _toml(path: str | None) -> dict:
     if path is None:
         return {}
@@ -372,11 +381,7 @@ def _run(args) -> object:
         roles = {}
         if args.dry_run:
             d = validate_design(df, family=args.family, judge_effect=args.judge_effect, warn=False)
-            print(repr(d))
-            print(d.summary().to_string(index=False))
-            print(f"rows used {d.n_rows}, dropped {sum(d.dropped.values())}; balanced: {d.balanced}")
-            for note in d.notes:
-                print(f"note: {note}")
+            _print_design(d)
             return None
         if not args.out:
             raise DesignError("--out is required (where to save the posterior), unless --dry-run.")
@@ -402,11 +407,7 @@ def _run(args) -> object:
                     judge_effect=args.judge_effect,
                     warn=False,
                 )
-            print(repr(d))
-            print(d.summary().to_string(index=False))
-            print(f"rows used {d.n_rows}, dropped {sum(d.dropped.values())}; balanced: {d.balanced}")
-            for note in d.notes:
-                print(f"note: {note}")
+            _print_design(d)
             return None
         if not args.out:
             raise DesignError("--out is required (where to save the posterior), unless --dry-run.")

@@ -104,7 +104,7 @@ def _grader(spec: dict, header: dict, warned: set[str]) -> str | None:
             "one judge. Give each grader its own scorer (e.g. model_graded_qa(model_role='grader_a')) "
             "to measure judge variance.",
             DesignWarning,
-            stacklevel=4,
+            stacklevel=5,  # _grader, _judges, _frame, read_inspect, the user's call
         )
     return "+".join(names)
 
@@ -241,15 +241,15 @@ def _frame(logs_read, prompt, scorers, category, model, source) -> pd.DataFrame:
     notes: list[str] = []
     warned: set[str] = set()
     how, key = _prompt_of(logs_read, prompt, notes)
-    all_scorers = [n for _, h, ss in logs_read for n in _judges(h, set())] + [
+    judges_of = [_judges(header, warned) for _, header, _ in logs_read]
+    all_scorers = [n for judges in judges_of for n in judges] + [
         n for _, _, ss in logs_read for s in ss for n in (s.get("scores") or {})
     ]
     keep = set(pick(all_scorers, scorers, "scorer"))
     rows = []
-    for number, (path, header, samples) in enumerate(logs_read):
+    for number, ((path, header, samples), judges) in enumerate(zip(logs_read, judges_of)):
         spec = header["eval"]
         order = {sid: k for k, sid in enumerate((spec.get("dataset") or {}).get("sample_ids") or [])}
-        judges = _judges(header, warned)
         names = [n for n in judges if n in keep] or sorted(keep)
         args = spec.get("task_args") or {}
         base = {

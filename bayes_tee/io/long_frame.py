@@ -113,7 +113,6 @@ def long_frame(
     notes: list[str],
     source: str,
     model: str | None = None,
-    extra_roles: dict[str, str] | None = None,
     stacklevel: int = 3,
 ) -> pd.DataFrame:
     """Assemble the reader's rows into the long frame with its roles, losses and notes.
@@ -144,16 +143,13 @@ def long_frame(
     if "temperature" in df.columns:
         df["temperature"] = pd.to_numeric(df["temperature"], errors="coerce")
     roles: dict[str, str] = {"outcome": "score", "item": "item"}
-    for role in FACET_ROLES:
-        col = (extra_roles or {}).get(role, role)
-        if col not in df.columns:
-            continue
-        levels = df[col].nunique(dropna=True)
-        if levels > 1 and df[col].notna().all():
-            roles[role] = col
+    for role in (r for r in FACET_ROLES if r in df.columns):  # each reader names a column by its role
+        levels = df[role].nunique(dropna=True)
+        if levels > 1 and df[role].notna().all():
+            roles[role] = role
         elif levels > 1:
             notes.append(
-                f"{col!r} is not used as the {role} facet: {int(df[col].isna().sum())} row(s) do not "
+                f"{role!r} is not used as the {role} facet: {int(df[role].isna().sum())} row(s) do not "
                 "record it (fill them, then pass it as a role)."
             )
     df.attrs[ROLES_ATTR] = roles
