@@ -33,8 +33,11 @@ from .tee.sensitivity import prior_sensitivity
 
 #: ``bt.simulate`` is the studies package: data-generating processes and coverage studies.
 simulate = studies
+#: ``bt.plugin``: the classical ANOVA/EMS G-study (``bt.plugin.fit(df, formula=...)``).
+plugin = studies.plugin
 
 __all__ = [
+    "plugin",
     "CalibrationWarning",
     "Design",
     "DesignError",

@@ -6,8 +6,11 @@
     bayes-tee fit logs/ --from inspect --prompt wording --out pilot.nc   # Inspect AI logs
     bayes-tee fit pilot.csv --roles roles.toml --judge-effect random --priors half_normal --out p.nc
     bayes-tee fit results.json --from promptfoo --model gpt-4o --dry-run
+    bayes-tee fit g.csv --formula "score ~ (1|item) + (1|evaluator) + (1|prompt)" --out g.nc
     bayes-tee summary pilot.nc [--json]
     bayes-tee dstudy pilot.nc --items 100,200 --prompts 1,3,5 --judges 1,3 [--json]
+    bayes-tee dstudy g.nc --n evaluator=2,4,6 --n prompt=1,3
+    bayes-tee reliability g.nc --n evaluator=2,4,6 --n prompt=1,3 [--object item] [--json]
     bayes-tee allocate pilot.nc --budget 5000 [--costs costs.toml] [--json]
     bayes-tee report pilot.nc --html report.html [--budget 5000] [--costs costs.toml]
 
@@ -33,6 +36,7 @@ from .datasets import load as load_data
 from .io import describe, read_inspect, read_lm_eval, read_promptfoo
 from .tee.design import validate_design
 from .tee.fit import fit_posterior
+from .tee.formula_design import validate_formula
 from .tee.outofcore import is_out_of_core, validate_dask
 from .tee.posterior import load
 
@@ -80,6 +84,7 @@ def _fit(args, df, roles):
             judge_effect=getattr(args, "judge_effect", "fixed"),
             priors=getattr(args, "priors", None),
             method=getattr(args, "method", "auto"),
+            formula=getattr(args, "formula", None),
         )
 
 
@@ -158,6 +163,14 @@ def _roles(args) -> dict:
             f"Unknown role(s) {sorted(unknown)} in {args.roles!r}; roles are {', '.join(ROLE_FLAGS)}."
         )
     roles.update({r: getattr(args, r) for r in ROLE_FLAGS if getattr(args, r) is not None})
+    if getattr(args, "formula", None):
+        refused = sorted(set(roles) & {"replicate", "position"})
+        if refused:
+            raise DesignError(
+                f"--formula takes no --{refused[0]}: the rows of a cell of the formula's facets are its "
+                "replicates; write any other facet into the formula as a term."
+            )
+        return roles
     for r in ("outcome", "item"):
         if not roles.get(r):
             raise DesignError(f'--{r} is required (or set {r} = "..." in a --roles TOML file).')
@@ -181,6 +194,17 @@ def _ints(text: str | None) -> list[int] | None:
         return [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
         raise DesignError(f"Expected comma-separated integers, got {text!r}.") from None
+
+
+def _counts(pairs: list[str] | None) -> dict[str, list[int]]:
+    """``--n facet=2,4,6`` flags as ``{facet: [2, 4, 6]}``."""
+    out: dict[str, list[int]] = {}
+    for pair in pairs or []:
+        facet, sep, values = pair.partition("=")
+        if not sep or not facet.strip():
+            raise DesignError(f"--n takes FACET=COUNTS, e.g. --n evaluator=2,4,6; got {pair!r}.")
+        out[facet.strip()] = _ints(values) or []
+    return out
 
 
 def _emit(args, table, title: str | None = None) -> None:
@@ -276,6 +300,11 @@ def _parser() -> argparse.ArgumentParser:
         default="auto",
         help="likelihood (default auto: the fastest exact form for the layout)",
     )
+    fit.add_argument(
+        "--formula",
+        help="any design as an lme4-style formula, e.g. 'score ~ judge + (1|item) + (1|prompt)' "
+        "(role flags then only name the item/prompt/judge/temperature/category columns)",
+    )
     fit.add_argument("--dry-run", action="store_true", help="validate and describe the design; do not fit")
     _sampler_args(fit)
 
@@ -288,9 +317,23 @@ def _parser() -> argparse.ArgumentParser:
     dst.add_argument("posterior")
     for flag in ("items", "prompts", "judges", "temperatures", "replicates"):
         dst.add_argument(f"--{flag}", help="comma-separated counts (default: as observed)")
+    dst.add_argument(
+        "--n", action="append", metavar="FACET=COUNTS", help="counts of any facet, e.g. --n evaluator=2,4,6"
+    )
     dst.add_argument("--target-se", type=float)
     dst.add_argument("--json", action="store_true")
     dst.add_argument("--strict", action="store_true")
+
+    rel = sub.add_parser(
+        "reliability", help="generalizability (E rho^2) and dependability (Phi) coefficients"
+    )
+    rel.add_argument("posterior")
+    rel.add_argument(
+        "--n", action="append", metavar="FACET=COUNTS", help="counts of a facet, e.g. --n evaluator=2,4,6"
+    )
+    rel.add_argument("--object", default="item", help="object of measurement (default: item)")
+    rel.add_argument("--json", action="store_true")
+    rel.add_argument("--strict", action="store_true")
 
     alloc = sub.add_parser("allocate", help="best design under a budget, with the cost frontier")
     alloc.add_argument("posterior")
@@ -310,7 +353,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _run(args) -> object:
-    if args.command in ("summary", "dstudy", "allocate", "report"):
+    if args.command in ("summary", "dstudy", "reliability", "allocate", "report"):
         post = load(args.posterior)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DiagnosticWarning)  # printed once below
@@ -345,9 +388,16 @@ def _run(args) -> object:
                     )
                 }
                 table = post.dstudy(
-                    **{k: v for k, v in grid.items() if v is not None}, target_se=args.target_se
+                    **{k: v for k, v in grid.items() if v is not None},
+                    n=_counts(args.n),
+                    target_se=args.target_se,
                 )
                 _emit(args, table, "Projected SE of theta_hat (posterior median and 90% interval):")
+            elif args.command == "reliability":
+                table = post.reliability(object=args.object, n=_counts(args.n))
+                _emit(
+                    args, table, "E rho^2 (relative) and Phi (absolute), posterior median and 90% interval:"
+                )
             elif args.command == "allocate":
                 plan = post.allocate(args.budget, **_costs(args.costs), max_items=args.max_items)
                 _emit(args, plan.best.to_frame().T, f"Best design at budget {args.budget:g}:")
@@ -380,7 +430,11 @@ def _run(args) -> object:
             )
         roles = {}
         if args.dry_run:
-            d = validate_design(df, family=args.family, judge_effect=args.judge_effect, warn=False)
+            d = (
+                validate_formula(df, args.formula, family=args.family, warn=False)
+                if args.formula
+                else validate_design(df, family=args.family, judge_effect=args.judge_effect, warn=False)
+            )
             _print_design(d)
             return None
         if not args.out:
@@ -394,7 +448,16 @@ def _run(args) -> object:
             )
         roles = _roles(args)
         if args.dry_run:
-            if is_out_of_core(df):
+            if args.formula:
+                if is_out_of_core(df):
+                    raise DesignError(
+                        "--formula needs a CSV, parquet or JSON-lines file, not a parquet dataset."
+                    )
+                d = validate_formula(
+                    df, args.formula, **{k: v for k, v in roles.items() if k != "outcome"},
+                    family=args.family, warn=False,
+                )  # fmt: skip
+            elif is_out_of_core(df):
                 if "position" in roles:
                     raise DesignError("--position needs a CSV or parquet file, not a parquet dataset.")
                 d = validate_dask(df, **roles, family=args.family, judge_effect=args.judge_effect, warn=False)

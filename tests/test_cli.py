@@ -287,3 +287,37 @@ def test_report_of_a_pilot_with_calls_lost_at_random(pilot, tmp_path, capsys):
     page = html.read_text()
     for section in SECTIONS:
         assert section in page, section
+
+
+@pytest.mark.slow
+def test_fit_a_formula_then_reliability_and_dstudy_over_any_facet(tmp_path, capsys):
+    df = bt.simulate.gstudy_dgp(
+        {"item": 30, "evaluator": 4, "prompt": 3, "run": 2},
+        {"item": 1.0, "evaluator": 0.3, "prompt": 0.2, "evaluator:prompt:run": 0.2},
+        nested={"run": ("evaluator", "prompt")},
+        random_seed=2,
+    )
+    data, out = tmp_path / "g.csv", tmp_path / "g.nc"
+    df.to_csv(data, index=False)
+    formula = "score ~ (1|item) + (1|evaluator) + (1|prompt) + (1|run)"
+    assert main(["fit", str(data), "--formula", formula, "--dry-run"]) == 0
+    assert "run levels" in capsys.readouterr().out
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bt.DesignWarning)  # the nested run is said
+        code = main(["fit", str(data), "--formula", formula, "--out", str(out), "--quiet", "--draws", "300"])
+    assert code == 0 and out.exists()
+    capsys.readouterr()
+    assert main(["reliability", str(out), "--n", "evaluator=2,4,6", "--n", "prompt=1,3", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert len(rows) == 6 and {"n_evaluator", "n_prompt", "n_run", "erho2_median", "phi_high"} <= set(rows[0])
+    assert rows[-1]["phi_median"] > rows[0]["phi_median"]
+    assert main(["dstudy", str(out), "--n", "run=1,5", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["n_run"] for r in rows] == [1, 5] and rows[1]["se_median"] < rows[0]["se_median"]
+    assert main(["reliability", str(out), "--n", "judge=2"]) == 1
+    assert "not a facet of this design" in capsys.readouterr().err
+    assert (
+        main(["fit", str(data), "--formula", "score ~ (1|item) + (1|item:evaluator:prompt:run)", "--dry-run"])
+        == 1
+    )
+    assert "confounded with the residual" in capsys.readouterr().err

@@ -8,6 +8,7 @@ from . import coverage, dgp, plugin, repeated
 from .coverage import CoverageStudy, coverage_staircase, coverage_study
 from .dgp import (
     TABLE8_SENSITIVITY,
+    gstudy_dgp,
     judge_calibration,
     pairwise_battles,
     panel_effects,
@@ -22,6 +23,7 @@ __all__ = [
     "coverage_staircase",
     "coverage_study",
     "dgp",
+    "gstudy_dgp",
     "judge_calibration",
     "pairwise_battles",
     "panel_effects",

@@ -239,6 +239,86 @@ def tee_dgp(
     return df
 
 
+def gstudy_dgp(
+    levels: dict[str, int],
+    variances: dict[str, float],
+    *,
+    nested: dict[str, tuple[str, ...]] | None = None,
+    n_replicates: int = 1,
+    residual: float = 1.0,
+    mean: float = 0.0,
+    outcome: str = "score",
+    random_seed: int | None = None,
+) -> pd.DataFrame:
+    """A fully crossed G-study of any facets, from random intercepts with known variances.
+
+    Every facet in ``levels`` is crossed with every other (a *nested* facet is crossed with
+    the facets outside its nest, and its labels are made unique within it, as field data code
+    runs or seeds). Each term of ``variances`` (``"item"``, ``"evaluator:prompt:run"``...)
+    adds one normal effect per combination of its facets' levels; ``residual`` is the variance
+    of the per-call noise. The truth is ``df.attrs["truth"]`` with the labels of a
+    ``fit_posterior(df, formula=df.attrs["formula"])`` fit (the residual as ``residual``).
+
+    Parameters
+    ----------
+    levels : dict
+        Facet -> number of levels (a nested facet: levels within each cell of its nest).
+    variances : dict
+        Term label -> variance; labels join facets with ``:``.
+    nested : dict, optional
+        Facet -> the facets it is nested in, e.g. ``{"run": ("evaluator", "prompt")}``.
+    n_replicates : int
+        Calls per cell of the full cross.
+    residual, mean : float
+        Per-call noise variance and grand mean.
+    outcome : str
+        Name of the score column.
+    random_seed : int, optional
+        Same seed, same data.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per call: a column per facet and the outcome; ``attrs["truth"]`` and
+        ``attrs["formula"]``.
+
+    Examples
+    --------
+    >>> df = gstudy_dgp({"item": 10, "evaluator": 3, "prompt": 2, "run": 2},
+    ...                 {"item": 1.0, "evaluator": 0.2, "evaluator:prompt:run": 0.1},
+    ...                 nested={"run": ("evaluator", "prompt")}, random_seed=0)
+    >>> len(df), df.attrs["formula"]
+    (120, 'score ~ (1|item) + (1|evaluator) + (1|evaluator:prompt:run)')
+    """
+    rng = np.random.default_rng(random_seed)
+    nested = dict(nested or {})
+    names = list(levels)
+    for label in variances:
+        unknown = [f for f in label.split(":") if f not in levels]
+        if unknown:
+            raise ValueError(f"term {label!r} names facet(s) {unknown} not in levels {names}.")
+    grids = np.meshgrid(*[np.arange(levels[f]) for f in names], np.arange(n_replicates), indexing="ij")
+    codes = {f: g.ravel() for f, g in zip(names, grids)}
+    y = np.full(codes[names[0]].size, float(mean))
+    for label, var in variances.items():
+        fs = label.split(":")
+        shape = [levels[f] for f in fs]
+        effect = rng.normal(0.0, np.sqrt(var), size=shape)
+        y += effect[tuple(codes[f] for f in fs)]
+    y += rng.normal(0.0, np.sqrt(residual), size=y.size)
+    out = {}
+    for f in names:
+        labels = np.char.add(f[0], codes[f].astype(str))
+        for g in nested.get(f, ()):
+            labels = np.char.add(np.char.add(np.char.add(g[0], codes[g].astype(str)), "."), labels)
+        out[f] = labels
+    df = pd.DataFrame(out)
+    df[outcome] = y
+    df.attrs["truth"] = {**variances, "residual": float(residual)}
+    df.attrs["formula"] = f"{outcome} ~ " + " + ".join(f"(1|{label})" for label in variances)
+    return df
+
+
 def judge_calibration(
     accuracy: dict[str, float],
     se: dict[str, float] | float,

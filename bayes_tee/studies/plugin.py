@@ -19,21 +19,37 @@ their level count for the *TEE* target (another equally good panel).
 >>> d = bt.validate_design(bt.simulate.tee_dgp(n_items=20, n_replicates=2, random_seed=0),
 ...                        outcome="score", item="item", prompt="prompt", judge="judge",
 ...                        temperature="temperature", replicate="replicate")
->>> fit = plugin_fit(d)
->>> sorted(fit.wald_theta(0.9))
+>>> pf = plugin_fit(d)
+>>> sorted(pf.wald_theta(0.9))
 ['panel', 'tee']
+
+For a G-theory user, :func:`fit` takes a long frame and any formula (``bt.plugin.fit``) and
+the fit gives the G-study table (:meth:`PluginFit.components`) and the D-study coefficients
+(:meth:`PluginFit.reliability`, E rho^2 and Phi by the same weights as the posterior's,
+:mod:`bayes_tee.tee.reliability`).
+
+>>> g = bt.plugin.fit(bt.datasets.load("tee_demo"), formula="score ~ (1|item) + (1|judge) + (1|prompt)")
+>>> g.components()[["component", "estimate"]].round(4).head(2)
+  component  estimate
+0      item    0.0708
+1     judge    0.0198
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
+from .._core.exceptions import DesignError, DesignWarning
 from ..tee.anova import Strata, strata
 from ..tee.components import divisors
-from ..tee.design import Design
+from ..tee.design import Design, validate_design
+from ..tee.formula_design import validate_formula
+from ..tee.reliability import coefficients, g_weights, n_grid
 
 
 @dataclass(frozen=True)
@@ -56,6 +72,77 @@ class PluginFit:
     estimates: dict[str, float]
     singular: bool
     mean: float
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """When the ANOVA/EMS estimates are not what REML (lme4) would report, and why."""
+        out = []
+        negative = [k for k, v in self.raw.items() if v <= 0]
+        if negative:
+            out.append(
+                f"{', '.join(negative)} estimated at or below zero and set to 0 (a singular fit); "
+                "REML would re-estimate the other components under that constraint, so they can "
+                "differ from lme4's."
+            )
+        keep = self.st.df > 0
+        if keep.sum() > np.linalg.matrix_rank(self.st.coef[keep]):
+            out.append(
+                "The formula has more strata than components (it is not hierarchical): the EMS "
+                "equations are solved by least squares, a moment estimate that is not REML."
+            )
+        return tuple(out)
+
+    def components(self) -> pd.DataFrame:
+        """The G-study table: every component's estimate (truncated at zero), its raw ANOVA/EMS
+        value, whether it was truncated, and its share of the per-call variance.
+
+        Fixed factors report their sensitivity index (the population variance of the level
+        effects, corrected for noise). Returns ``component, kind, estimate, anova, truncated,
+        share``; ``attrs["notes"]``: :attr:`notes`.
+        """
+        kinds = {t.label: t.kind for t in self.design.terms}
+        labels = [t.label for t in self.design.terms]
+        est = np.array([self.estimates[k] for k in labels])
+        raw = [self.raw[k] if k in self.raw else self._raw_fixed(k) for k in labels]
+        out = pd.DataFrame(
+            {
+                "component": labels,
+                "kind": [kinds[k] for k in labels],
+                "estimate": est,
+                "anova": raw,
+                "truncated": [r < 0 for r in raw],
+                "share": est / est.sum(),
+            }
+        )
+        out.attrs["notes"] = self.notes
+        return out
+
+    def _raw_fixed(self, label: str) -> float:
+        fs = next(f for f in self.st.fixed if f.term == label)
+        L = fs.deviations.size
+        noise = float(fs.coef @ np.array([self.estimates[k] for k in self.st.var_terms]))
+        return float(np.mean(fs.deviations**2) - (L - 1) / L * noise / fs.weight)
+
+    def reliability(self, object: str = "item", n: dict | None = None) -> pd.DataFrame:
+        """E rho^2 and Phi at the estimates, at the observed design or every combination of the
+        counts in ``n`` (facet -> counts), by the rules of :mod:`bayes_tee.tee.reliability`.
+
+        Returns one row per design: ``n_<facet>`` columns, ``erho2``, ``phi``, and the
+        universe-score, relative- and absolute-error variances ``tau``, ``delta``, ``Delta``.
+        """
+        d = self.design
+        by_column = {c: f for f, c in d.columns.items()}
+        obj = object if object in d.facets else by_column.get(object, object)
+        grid = n_grid(d, obj, n)
+        terms = list(d.terms)
+        g = coefficients(
+            np.array([self.estimates[t.label] for t in terms]), g_weights(terms, obj, grid, d.counts)
+        )
+        out = grid.reset_index(drop=True).assign(
+            **{k: g[k] for k in ("erho2", "phi", "tau", "delta", "Delta")}
+        )
+        out.attrs.update(object=obj, notes=self.notes)
+        return out
 
     @property
     def random_labels(self) -> list[str]:
@@ -163,3 +250,57 @@ def plugin_fit(design: Design) -> PluginFit:
         est[fs.term] = max(0.0, float(np.mean(fs.deviations**2) - (L - 1) / L * noise / fs.weight))
     singular = any(v <= 0 for v in raw.values())
     return PluginFit(design, st, raw, est, singular, float(st.grand_mean))
+
+
+def fit(df: pd.DataFrame, formula: str | None = None, **roles: str | None) -> PluginFit:
+    """The classical G-study of a balanced design from long data: ANOVA/EMS estimates (equal to
+    REML when none is truncated; :attr:`PluginFit.notes` says when they are not).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        One row per scored call.
+    formula : str, optional
+        lme4-style formula (:func:`bayes_tee.tee.formula.parse_formula`); without it the roles
+        (``outcome=``, ``item=``, ``prompt=``...) write the TEE formula, as in
+        :func:`bayes_tee.fit_posterior`.
+    **roles
+        Column roles, as in :func:`bayes_tee.fit_posterior`.
+
+    Returns
+    -------
+    PluginFit
+
+    Raises
+    ------
+    DesignError
+        The design is not balanced (every cell of the full cross with the same number of
+        calls): the moment estimates are then not unique; fit the posterior instead.
+
+    Examples
+    --------
+    >>> import bayes_tee as bt
+    >>> g = bt.plugin.fit(bt.datasets.load("tee_demo"), formula="score ~ (1|item) + (1|judge) + (1|prompt)")
+    >>> g.reliability(n={"judge": [1, 4]})[["n_judge", "erho2", "phi"]].round(3)
+       n_judge  erho2    phi
+    0      1.0  0.935  0.729
+    1      4.0  0.983  0.902
+    """
+    if formula is not None:
+        design = validate_formula(
+            df, formula, **{k: v for k, v in roles.items() if k != "outcome"}, warn=False
+        )
+    else:
+        design = validate_design(df, **roles, warn=False)
+    for note in design.notes:
+        warnings.warn(note, DesignWarning, stacklevel=2)
+    if not design.balanced:
+        raise DesignError(
+            f"The plug-in (ANOVA/EMS) needs a balanced design, and this one is not ({design!r}): "
+            "with missing cells or unequal replicates the moment estimates are not unique. Fit the "
+            "posterior (bt.fit_posterior(df, formula=...)), which handles any layout."
+        )
+    out = plugin_fit(design)
+    if out.notes:
+        warnings.warn(" ".join(out.notes), DesignWarning, stacklevel=2)
+    return out

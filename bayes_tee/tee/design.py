@@ -108,6 +108,14 @@ class Design:
     terms: tuple[Term, ...] = field(default=())
     row_cell: np.ndarray | None = field(default=None, repr=False)
     row_y: np.ndarray | None = field(default=None, repr=False)
+    formula: str | None = None
+    facet_columns: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def columns(self) -> dict[str, str]:
+        """Facet (and ``category``) -> the data column it was read from."""
+        out = {f: c for f, c in self.roles.as_dict().items() if c is not None and f != "outcome"}
+        return out | self.facet_columns
 
     @property
     def counts(self) -> dict[str, float]:
@@ -116,10 +124,8 @@ class Design:
         ``replicate`` is the mean number of calls per observed cell; facets that were not
         given or have a single level count 1.
         """
-        out: dict[str, float] = {f: len(self.levels.get(f, ("",))) for f in FACETS}
-        for f in FACETS:
-            if f not in self.facets:
-                out[f] = 1
+        out: dict[str, float] = {f: 1 for f in FACETS}
+        out.update({f: len(self.levels[f]) for f in self.facets})
         out["category"] = len(self.categories) if self.categories else 1
         out["replicate"] = float(self.cells["n"].mean())
         return out
@@ -146,9 +152,10 @@ class Design:
         --------
         >>> d.summary()  # doctest: +SKIP
         """
+        cols = self.columns
         rows = [
-            {"what": f"{f} levels", "value": len(self.levels[f]), "column": getattr(self.roles, f)}
-            for f in FACETS
+            {"what": f"{f} levels", "value": len(self.levels[f]), "column": cols.get(f)}
+            for f in (*FACETS, *(f for f in self.levels if f not in FACETS))
             if f in self.levels
         ]
         if self.categories:
@@ -194,6 +201,9 @@ class Design:
             "judge_effect": self.judge_effect,
             "family": self.family,
             "overdispersion": self.overdispersion,
+            "formula": self.formula,
+            "facet_columns": self.facet_columns,
+            "terms": [[t.label, list(t.facets), t.kind] for t in self.terms] if self.formula else None,
         }
 
     @classmethod
@@ -203,14 +213,17 @@ class Design:
         cells = cells[[*facets, "n", "mean", "ss"]]
         family = d.get("family", "gaussian")
         overdispersion = d.get("overdispersion", True)
-        terms = model_terms(
-            facets,
-            replicates=bool((cells["n"] > 1).any()),
-            category=d["categories"] is not None,
-            judge_effect=d["judge_effect"],
-            family=family,
-            overdispersion=overdispersion,
-        )
+        if d.get("terms"):
+            terms = [Term(label, tuple(fs), kind) for label, fs, kind in d["terms"]]
+        else:
+            terms = model_terms(
+                facets,
+                replicates=bool((cells["n"] > 1).any()),
+                category=d["categories"] is not None,
+                judge_effect=d["judge_effect"],
+                family=family,
+                overdispersion=overdispersion,
+            )
         return cls(
             roles=Roles(**d["roles"]),
             facets=facets,
@@ -229,6 +242,8 @@ class Design:
             family=family,
             overdispersion=overdispersion,
             terms=tuple(terms),
+            formula=d.get("formula"),
+            facet_columns=dict(d.get("facet_columns") or {}),
         )
 
 
@@ -261,7 +276,8 @@ def check_roles(df: pd.DataFrame, roles: Roles) -> None:
         )
 
 
-def _outcome(df: pd.DataFrame, col: str) -> pd.Series:
+def outcome_values(df: pd.DataFrame, col: str) -> pd.Series:
+    """The outcome column as floats (booleans as 0/1); a text or infinite score is an error."""
     y = df[col]
     if pd.api.types.is_bool_dtype(y):
         return y.astype(float)
@@ -281,7 +297,7 @@ def _outcome(df: pd.DataFrame, col: str) -> pd.Series:
     return y
 
 
-def _level_codes(values: pd.Series) -> tuple[np.ndarray, tuple[str, ...]]:
+def level_codes(values: pd.Series) -> tuple[np.ndarray, tuple[str, ...]]:
     """Integer codes and string labels, levels in natural (numeric if possible) order."""
     cat = pd.Categorical(values)
     labels = tuple(str(c) for c in cat.categories)
@@ -418,7 +434,7 @@ def validate_design(
             df = recode(df, verdict=outcome, order=position, swapped=swapped, out=outcome)
         else:
             df = df.assign(**{outcome: verdict_scores(df[outcome], outcome)})
-    y = _outcome(df, outcome)
+    y = outcome_values(df, outcome)
 
     keep = np.ones(len(df), dtype=bool)
     dropped: dict[str, int] = {}
@@ -454,7 +470,7 @@ def validate_design(
                 f"{data.index[np.flatnonzero(dup.to_numpy())[0]]!r}. Remove duplicated calls, or "
                 "leave replicate=None to count every row of a cell as a replicate."
             )
-    cells, row_cell = _cell_stats(cell_codes, yv, facets)
+    cells, row_cell = cell_stats(cell_codes, yv, facets)
     non_binary = np.unique(yv[~np.isin(yv, (0.0, 1.0))])[:3].tolist()
     y_sd = float(np.std(yv, ddof=1)) if len(yv) > 1 else 0.0
     return assemble_design(
@@ -510,7 +526,7 @@ def facet_codes(
         col = getattr(roles, f)
         if col is None:
             continue
-        codes[f], levels[f] = _level_codes(data[col])
+        codes[f], levels[f] = level_codes(data[col])
         if len(levels[f]) >= 2:
             facets.append(f)
         elif f == "item":
@@ -610,7 +626,7 @@ def categories_of(
     """
     if roles.category is None:
         return None, None
-    cat_codes, cat_levels = _level_codes(data[roles.category])
+    cat_codes, cat_levels = level_codes(data[roles.category])
     pairs = pd.DataFrame({"item": item_codes, "cat": cat_codes}).drop_duplicates()
     multi = pairs["item"].value_counts()
     multi = multi[multi > 1]
@@ -632,7 +648,7 @@ def categories_of(
     return cat_levels, item_category
 
 
-def _cell_stats(cell_codes: np.ndarray, y: np.ndarray, facets: list[str]) -> tuple[pd.DataFrame, np.ndarray]:
+def cell_stats(cell_codes: np.ndarray, y: np.ndarray, facets: list[str]) -> tuple[pd.DataFrame, np.ndarray]:
     """Per-cell count, mean and within-cell sum of squares (centred, so exact at zero spread),
     and each row's cell index.
     """

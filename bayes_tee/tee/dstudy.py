@@ -54,17 +54,47 @@ FIELDS: dict[str, str] = {
 OPTIONAL_FIELDS: tuple[str, ...] = ("n_categories", "n_positions")
 
 
-def design_grid(**counts: float | list[float] | None) -> pd.DataFrame:
+def fields_for(design) -> dict[str, str]:
+    """:data:`FIELDS` plus ``n_<facet>`` for every facet of a formula fit without a role name.
+
+    >>> import bayes_tee as bt
+    >>> from bayes_tee.tee.formula_design import validate_formula
+    >>> df = bt.simulate.gstudy_dgp({"item": 5, "evaluator": 2}, {"item": 1.0}, random_seed=0)
+    >>> d = validate_formula(df, "score ~ (1|item) + (1|evaluator)")
+    >>> fields_for(d)["n_evaluator"]
+    'evaluator'
+    """
+    return {**FIELDS, **{f"n_{f}": f for f in design.facets if f not in FIELDS.values()}}
+
+
+def fields_from_n(design, n: dict) -> dict[str, object]:
+    """A ``n={facet: counts}`` dict (facet names or their columns) as design fields."""
+    by_column = {c: f for f, c in design.columns.items()}
+    field_of = {facet: field for field, facet in fields_for(design).items()}
+    known = [*design.facets, *(["replicate"] if design.has_replicates else [])]
+    out = {}
+    for key, val in n.items():
+        facet = key if key in field_of else by_column.get(key, key)
+        if facet not in known and facet != "category":
+            raise ValueError(f"n={{{key!r}: ...}}: not a facet of this design; use one of {known}.")
+        out[field_of[facet]] = val
+    return out
+
+
+def design_grid(fields: dict[str, str] | None = None, **counts: float | list[float] | None) -> pd.DataFrame:
     """Every combination of the given counts (a scalar is a one-value list), one row per design.
+
+    ``fields``: the design fields allowed (default :data:`FIELDS`; :func:`fields_for` a fit's).
 
     >>> design_grid(n_items=[50, 100], n_prompts=3)
        n_items  n_prompts
     0       50          3
     1      100          3
     """
-    unknown = set(counts) - set(FIELDS)
+    fields = FIELDS if fields is None else fields
+    unknown = set(counts) - set(fields)
     if unknown:
-        raise ValueError(f"unknown design field(s) {sorted(unknown)}; use {list(FIELDS)}.")
+        raise ValueError(f"unknown design field(s) {sorted(unknown)}; use {list(fields)}.")
     given = {k: (list(v) if np.ndim(v) else [v]) for k, v in counts.items() if v is not None}
     for k, vals in given.items():
         if any(not (float(x) >= 1) for x in vals):
@@ -82,6 +112,7 @@ def design_weights(
     estimand: Literal["domain", "finite"] = "domain",
     decision: Decision = "absolute",
     categories: Literal["fixed", "random"] = "fixed",
+    fields: dict[str, str] | None = None,
 ) -> np.ndarray:
     """``(n_designs, n_components)`` weights: Var(theta_hat) per draw is ``draws @ weights.T``.
 
@@ -90,7 +121,8 @@ def design_weights(
     the facets the component averages over.
     """
     keep = kept_terms(labels, facets, estimand=estimand, decision=decision)
-    names = list(FIELDS.values())
+    fields = FIELDS if fields is None else fields
+    names = list(fields.values())
     incidence = np.array(
         [[f in fs for f in names] for fs in averaged_facets(labels, facets, categories=categories)]
     )
@@ -100,7 +132,7 @@ def design_weights(
             (designs[field].astype(float) if field in designs else pd.Series(np.nan, index=designs.index))
             .fillna(float(base.get(facet, 1.0)))
             .to_numpy()
-            for field, facet in FIELDS.items()
+            for field, facet in fields.items()
         ]
     )
     div = np.prod(np.where(incidence[None], counts[:, None, :], 1.0), axis=2)  # (designs, components)
@@ -114,11 +146,14 @@ def projected_variance(draws: np.ndarray, weights: np.ndarray, chunk: int = 2048
     )
 
 
-def calls(designs: pd.DataFrame, base: dict[str, float]) -> np.ndarray:
-    """Judge calls a design makes: N' V' M' H' R' (times P' presentation orders)."""
+def calls(designs: pd.DataFrame, base: dict[str, float], fields: dict[str, str] | None = None) -> np.ndarray:
+    """Judge calls a design makes: N' V' M' H' R' (times P' presentation orders, and the
+    levels of any other facet of a formula fit).
+    """
     out = np.ones(len(designs))
-    for field in ("n_items", "n_prompts", "n_judges", "n_temperatures", "n_replicates", "n_positions"):
-        facet = FIELDS[field]
+    for field, facet in (FIELDS if fields is None else fields).items():
+        if field == "n_categories":
+            continue
         out *= designs[field].to_numpy(float) if field in designs else base.get(facet, 1.0)
     return out
 
@@ -194,7 +229,8 @@ def fill_design(post: Posterior, grid: pd.DataFrame, *, fill_categories: bool = 
     ``n_categories`` only with ``fill_categories``, ``n_positions`` only for pairwise fits.
     """
     grid = grid.copy()
-    for field, facet in FIELDS.items():
+    fields = fields_for(post.design)
+    for field, facet in fields.items():
         optional = field in OPTIONAL_FIELDS and not (
             (field == "n_categories" and fill_categories)
             or (field == "n_positions" and facet in post.design.facets)
@@ -204,12 +240,12 @@ def fill_design(post: Posterior, grid: pd.DataFrame, *, fill_categories: bool = 
             grid[field] = grid[field].fillna(observed)
         elif not optional:
             grid[field] = observed
-    return grid[[f for f in FIELDS if f in grid]]
+    return grid[[f for f in fields if f in grid]]
 
 
 def grid_for(post: Posterior, *, fill_categories: bool = False, **given) -> pd.DataFrame:
     """Every combination of the given design counts; fields not given take the observed count."""
-    grid = design_grid(**given)
+    grid = design_grid(fields_for(post.design), **given)
     return fill_design(post, grid if not grid.empty else pd.DataFrame([{}]), fill_categories=fill_categories)
 
 
@@ -244,6 +280,7 @@ def variance_at(
         estimand=estimand,
         decision=decision,
         categories=categories,
+        fields=fields_for(post.design),
     )
     M = post.design.counts.get("judge", 1)
     fixed_judge = [j for j, t in enumerate(terms) if t.label == "judge" and t.kind == "fixed"]
@@ -271,12 +308,18 @@ def dstudy(
     judges: JudgeMode = "new",
     target_se: float | None = None,
     level: float = 0.9,
-    **n,
+    n: dict | None = None,
+    **counts,
 ) -> pd.DataFrame:
     """Projected SE of theta_hat for every combination of the given design counts.
 
     Parameters
     ----------
+    n : dict, optional
+        Counts of any facet by name (or by its column): ``n={"evaluator": [2, 4, 6],
+        "prompt": [1, 3]}``; a facet with a role name gives that role's field (``n_prompts``),
+        any other facet an ``n_<facet>`` column. Each component is divided by the counts of its
+        facets, so a facet nested in others (runs in evaluator x prompt) divides by all of them.
     n_items, n_prompts, n_judges, n_temperatures, n_replicates, n_categories : int or list
         Counts to project; ``None`` keeps the observed count.
     n_positions : int or list
@@ -304,6 +347,7 @@ def dstudy(
 
     >>> post.dstudy(n_items=[50, 100, 200], n_prompts=[1, 3, 5])  # doctest: +SKIP
     """
+    n = {**counts, **fields_from_n(post.design, n or {})}
     check_judges(post, judges, n.get("n_judges"))
     check_positions(post, n.get("n_positions"))
     grid = grid_for(post, **n)
@@ -311,7 +355,7 @@ def dstudy(
     var = variance_at(post, grid, **kw)
     current = observed_variance(post, **kw)
     out = grid.copy()
-    out["calls"] = calls(grid, post.design.counts)
+    out["calls"] = calls(grid, post.design.counts, fields_for(post.design))
     summary = summarize_designs(var, current, level=level, target_se=target_se)
     out = pd.concat([out.reset_index(drop=True), summary], axis=1)
     out.attrs.update(estimand=estimand, decision=decision, level=level, judges=judges)

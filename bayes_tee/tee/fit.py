@@ -33,6 +33,8 @@ from .._core.priors import PriorSpec, get_prior
 from .._core.sampling import sample
 from .._core.trees import draws_tree
 from .design import Design, validate_design
+from .formula import parse_formula
+from .formula_design import validate_formula
 from .likelihoods import build_model, choose_method, get_likelihood
 from .outofcore import is_out_of_core, validate_dask
 from .posterior import Posterior
@@ -101,6 +103,21 @@ def layout_key(design: Design, spec: PriorSpec, method: str, extra: object = Non
     return hashlib.sha1(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
 
 
+def _formula_design(df, formula, outcome, item, prompt, judge, temperature, category, family) -> Design:
+    """The design of a ``formula=`` fit; a role argument that contradicts the formula is refused."""
+    if is_out_of_core(df):
+        raise DesignError(
+            "formula= needs a pandas DataFrame; read parquet or dask data with .compute() first."
+        )
+    lhs = parse_formula(formula).outcome
+    if outcome is not None and outcome != lhs:
+        raise DesignError(f"outcome={outcome!r} but the formula's outcome is {lhs!r}; give one of the two.")
+    return validate_formula(
+        df, formula, item=item, prompt=prompt, judge=judge, temperature=temperature, category=category,
+        family=family, warn=False,
+    )  # fmt: skip
+
+
 def fit_posterior(
     df: pd.DataFrame,
     outcome: str | None = None,
@@ -111,6 +128,7 @@ def fit_posterior(
     replicate: str | None = None,
     category: str | None = None,
     *,
+    formula: str | None = None,
     position: str | None = None,
     swapped: object = None,
     judge_effect: Literal["fixed", "random"] = "fixed",
@@ -142,6 +160,13 @@ def fit_posterior(
         :func:`~bayes_tee.read_lm_eval`), whose frame carries its columns' roles.
     prompt, judge, temperature, replicate, category : str, optional
         Facet columns; the model uses only the facets present.
+    formula : str, optional
+        Any design as an lme4-style formula of fixed factors and random intercepts,
+        ``"score ~ judge + (1|item) + (1|prompt) + (1|item:prompt)"`` (``(1|a:b)`` crossed,
+        ``(1|a/b)`` nested; the residual implied; :mod:`bayes_tee.tee.formula_design`). It
+        replaces the TEE formula the roles write (``post.formula`` shows that one); role
+        arguments then only say which column plays which role (``item=``, ``judge=``...).
+        Gaussian family only.
     position : str, optional
         Pairwise data: the presentation-order column, a fixed factor whose sensitivity index is
         the squared order bias (Messing 2026 App. H); shares, D-studies (``n_positions``) and the
@@ -198,7 +223,14 @@ def fit_posterior(
     >>> post.diagnostics()["ok"]  # doctest: +SKIP
     True
     """
-    if is_out_of_core(df):
+    if formula is not None:
+        if position is not None or replicate is not None:
+            raise DesignError(
+                "formula= takes no position= or replicate=: the rows of a cell of the formula's facets "
+                "are its replicates; write any other facet into the formula as a term."
+            )
+        design = _formula_design(df, formula, outcome, item, prompt, judge, temperature, category, family)
+    elif is_out_of_core(df):
         if outcome is None or item is None:
             raise DesignError("outcome= and item= are required for parquet or dask data.")
         if position is not None or swapped is not None:
@@ -236,6 +268,7 @@ def fit_posterior(
             overdispersion=overdispersion,
             warn=False,
         )
+    if not is_out_of_core(df):
         for note in design.notes:  # said here, so the warning points at the user's call
             warnings.warn(note, DesignWarning, stacklevel=2)
     spec = get_prior(priors)

@@ -30,10 +30,11 @@ from .._core.exceptions import DiagnosticWarning
 from .._core.priors import PriorSpec
 from .._core.trees import group
 from . import components as comp
-from . import dstudy, gaming, io, links, psens, report, theta
+from . import dstudy, gaming, io, links, psens, reliability, report, theta
 from .budget import Plan
 from .budget import allocate as allocate_budget
 from .design import Design
+from .formula import write_formula
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -77,6 +78,16 @@ class Posterior(diag.FitResult):
     def terms(self) -> list:
         """The model's terms (components), in display order."""
         return list(self.design.terms)
+
+    @property
+    def formula(self) -> str:
+        """The model as an lme4-style formula over the data's columns: the one given, or the TEE
+        formula the roles wrote (:func:`~bayes_tee.tee.formula.write_formula`); refit it with
+        ``fit_posterior(df, formula=post.formula)``.
+        """
+        if self.design.formula:
+            return self.design.formula
+        return write_formula(self.design.roles.outcome, self.terms, self.design.columns)
 
     @property
     def family(self) -> str:
@@ -215,10 +226,12 @@ class Posterior(diag.FitResult):
         judges: dstudy.JudgeMode = "new",
         target_se: float | None = None,
         level: float = 0.9,
+        n: dict | None = None,
     ) -> pd.DataFrame:
         """Projected SE of theta_hat for every combination of the given design counts.
 
-        ``n_*`` are counts or lists (``None`` keeps the observed count); ``decision="relative"``
+        ``n_*`` are counts or lists (``None`` keeps the observed count); ``n={"evaluator": [2, 4],
+        "prompt": [1, 3]}`` sets any facet's counts by name; ``decision="relative"``
         keeps the terms that involve items; ``judges="panel"`` projects a subset of the fitted
         panel; ``target_se`` adds ``p_below_target``. Every parameter:
         :func:`bayes_tee.tee.dstudy.dstudy`.
@@ -229,6 +242,18 @@ class Posterior(diag.FitResult):
         >>> post.dstudy(n_items=[50, 100, 200], n_prompts=[1, 3, 5])  # doctest: +SKIP
         """
         return self._stamp(dstudy.dstudy(self, **_arguments(locals())))
+
+    def reliability(self, object: str = "item", n: dict | None = None, level: float = 0.9) -> pd.DataFrame:
+        """Generalizability (E rho^2) and dependability (Phi) coefficients per posterior draw, at
+        the observed design or at every combination of the counts in ``n`` (facet -> counts).
+
+        ``object`` is the object of measurement (items; a system/model facet when systems are
+        compared). Returns one row per design: ``n_<facet>`` columns, ``erho2_median/low/high``
+        and ``phi_median/low/high``; the rules: :mod:`bayes_tee.tee.reliability`.
+
+        >>> post.reliability(n={"judge": [1, 3, 5], "prompt": [1, 3]})  # doctest: +SKIP
+        """
+        return self._stamp(reliability.reliability(self, object=object, n=n, level=level))
 
     def simulate_design(
         self,

@@ -15,7 +15,7 @@ from ..anova import strata, strata_statistics
 from ..augment import augment_layout
 from ..design import Design
 from .balanced import strata_potentials
-from .parts import coords, sd_priors
+from .parts import coords, residual_sd, sd_priors
 
 
 def augmented_model(design: Design, priors: PriorSpec) -> pm.Model:
@@ -40,7 +40,7 @@ def augmented_model(design: Design, priors: PriorSpec) -> pm.Model:
             grand_mean=stats["grand_mean"],
             deviations=stats["deviations"],
         )
-        rep = sig.get("replicate")
+        rep = residual_sd(design, sig)
         if rep is not None:
             partial = aug.latent_n > 0
             n, k = aug.latent_n[partial], aug.latent_k[partial]

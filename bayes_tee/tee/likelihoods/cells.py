@@ -17,7 +17,15 @@ from ..._core.priors import PriorSpec
 from ..design import Design
 from ..linalg import woodbury_loglik
 from ..terms import cell_term
-from .parts import coords, fixed_predictor, random_effect, replicate_potential, sd_priors, term_levels
+from .parts import (
+    coords,
+    fixed_predictor,
+    random_effect,
+    replicate_potential,
+    residual_sd,
+    sd_priors,
+    term_levels,
+)
 
 #: Random terms with at most this many levels are integrated out of the cell model exactly.
 MAX_MARGINAL_LEVELS = 40
@@ -54,7 +62,7 @@ def cell_model(design: Design, priors: PriorSpec, centering: dict[str, bool], *,
                     idx
                 ]
             )
-        rep = sig.get("replicate")
+        rep = residual_sd(design, sig)
         n = cells["n"].to_numpy().astype(float)
         if rows:
             if rep is None:

@@ -14,7 +14,7 @@ from ..._core.priors import PriorSpec
 from ..design import Design
 from ..linalg import ItemBlocks, item_block_loglik
 from ..terms import Term, cell_term
-from .parts import coords, fixed_predictor, replicate_potential, sd_priors
+from .parts import coords, fixed_predictor, replicate_potential, residual_sd, sd_priors
 
 
 def indicators(design: Design, terms: list[Term]) -> tuple[np.ndarray, list[int]]:
@@ -83,7 +83,7 @@ def marginal_model(design: Design, priors: PriorSpec) -> pm.Model:
     with pm.Model(coords=coords(design)) as model:
         sig = sd_priors(design, priors)
         pred = fixed_predictor(design, priors)
-        rep = sig.get("replicate")
+        rep = residual_sd(design, sig)
         grouped = bool(design.categories)
         pm.Potential(
             "cell_mean_loglik",

@@ -114,6 +114,11 @@ def fixed_predictor(design: Design, priors: PriorSpec) -> pt.TensorVariable:
     return pred
 
 
+def residual_sd(design: Design, sig: dict) -> pt.TensorVariable | None:
+    """The SD of the within-cell (replicate) residual, ``None`` when cells do not repeat."""
+    return next((sig[t.label] for t in design.terms if t.kind == "residual"), None)
+
+
 def replicate_potential(design: Design, rep: pt.TensorVariable) -> None:
     """Within-cell sums of squares: ``-(n-1) log sigma_rho - SS / (2 sigma_rho^2)`` summed over cells."""
     dof = float((design.cells["n"] - 1).sum())

@@ -204,7 +204,7 @@ class StrataDensity:
                 else np.asarray(b.category_weights, dtype=f64)
             ),
             "fix_axis_stride": np.array([strides[aug.design.facets.index(f)] for f in b.fixed], dtype=i64),
-            "rep_index": next((j for j, t in enumerate(self.var_terms) if t.label == "replicate"), -1),
+            "rep_index": next((j for j, t in enumerate(self.var_terms) if t.kind == "residual"), -1),
             "partial": np.flatnonzero(partial).astype(i64),
             "latent_mean": np.asarray(aug.latent_mean, dtype=f64),
             "contrast_weight": (n * k / (n + k)).astype(f64),

@@ -1,0 +1,165 @@
+"""Any design through a formula: recovery of simulated truths, D-study over any facet, and
+E rho^2 / Phi per draw equal to the G-theory formula applied to each draw.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import bayes_tee as bt
+
+DESIGNS = {
+    "main effects": dict(
+        levels={"item": 60, "evaluator": 6, "prompt": 4},
+        variances={"item": 1.0, "evaluator": 0.3, "prompt": 0.2},
+        residual=0.6,
+    ),
+    "fully crossed": dict(
+        levels={"item": 50, "evaluator": 5, "prompt": 4},
+        variances={
+            "item": 1.0, "evaluator": 0.3, "prompt": 0.2, "item:evaluator": 0.4, "item:prompt": 0.2,
+            "evaluator:prompt": 0.1,
+        },
+        n_replicates=2,
+        residual=0.5,
+    ),
+    "nested run": dict(
+        levels={"item": 50, "evaluator": 5, "prompt": 3, "run": 3},
+        variances={"item": 1.0, "evaluator": 0.3, "prompt": 0.2, "evaluator:prompt:run": 0.3},
+        nested={"run": ("evaluator", "prompt")},
+        residual=0.5,
+    ),
+}  # fmt: skip
+
+
+def _fit(df, formula=None, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bt.DesignWarning)
+        return bt.fit_posterior(
+            df, formula=formula or df.attrs["formula"], random_seed=3, progressbar=False, draws=500, **kw
+        )
+
+
+@pytest.fixture(scope="module", params=list(DESIGNS))
+def gstudy(request):
+    df = bt.simulate.gstudy_dgp(**DESIGNS[request.param], random_seed=11)
+    return request.param, df, _fit(df)
+
+
+@pytest.mark.slow
+def test_formula_designs_recover_simulated_truths(gstudy):
+    name, df, post = gstudy
+    assert post.method == "balanced" and post.diagnostics()["ok"]
+    table = post.components(level=0.95).set_index("component")
+    truth = df.attrs["truth"]
+    assert sorted(table.index) == sorted(truth), name
+    for k, v in truth.items():
+        assert table.loc[k, "low"] < v < table.loc[k, "high"], (name, k)
+    # many-level terms are pinned down: within 35% of the truth
+    for k in ("item", "residual"):
+        assert table.loc[k, "median"] == pytest.approx(truth[k], rel=0.35), (name, k)
+
+
+@pytest.mark.slow
+def test_tee_design_by_formula_recovers_truth():
+    df = bt.simulate.tee_dgp(
+        n_items=120, n_prompts=5, n_judges=3, n_temperatures=2, n_replicates=3, random_seed=5
+    )
+    formula = (
+        "score ~ judge + temperature + (1|item) + (1|prompt) + (1|item:prompt) + (1|item:temperature) "
+        "+ (1|prompt:temperature) + (1|item:judge) + (1|prompt:judge) + (1|item:prompt:temperature:judge)"
+    )
+    post = _fit(df, formula)
+    table = post.components(level=0.95).set_index("component")
+    truth = df.attrs["truth"]
+    rename = {"cell": "item:prompt:temperature:judge", "replicate": "residual"}
+    for k in ("item", "item:prompt", "item:judge", "cell", "replicate"):
+        assert table.loc[rename.get(k, k), "median"] == pytest.approx(truth[k], rel=0.3), k
+
+
+@pytest.mark.slow
+def test_nested_run_dstudy_divides_by_the_whole_nest():
+    df = bt.simulate.gstudy_dgp(**DESIGNS["nested run"], random_seed=11)
+    post = _fit(df)
+    table = post.dstudy(n={"evaluator": [2, 5], "prompt": [1, 3], "run": [1, 6]})
+    assert list(table.columns[:7]) == [
+        "n_items", "n_prompts", "n_judges", "n_temperatures", "n_replicates", "n_evaluator", "n_run",
+    ]  # fmt: skip
+    assert len(table) == 8
+    # Var(theta_hat) per draw by hand: each component over the counts of its facets
+    comp = post.component_draws()
+    draws = {k: comp.sel(component=k).values.ravel() for k in comp["component"].values}
+    for _, row in table.iterrows():
+        N, E, P, R = row["n_items"], row["n_evaluator"], row["n_prompts"], row["n_run"]
+        var = (
+            draws["item"] / N + draws["evaluator"] / E + draws["prompt"] / P
+            + draws["evaluator:prompt:run"] / (E * P * R) + draws["residual"] / (N * E * P * R)
+        )  # fmt: skip
+        assert np.median(np.sqrt(var)) == pytest.approx(row["se_median"], rel=1e-9)
+        assert row["calls"] == N * E * P * R
+    # runs divide by E x P x R, not by every call: 6 runs instead of 1 removes 5/6 of the run
+    # term's E x P share, which a replicate-like divisor (N x E x P x R) would put 50x lower
+    var = table.set_index(["n_evaluator", "n_prompts", "n_run"])["se_median"] ** 2
+    gain = var[(5, 3, 1)] - var[(5, 3, 6)]
+    run_share = np.median(draws["evaluator:prompt:run"]) / 15 * (1 - 1 / 6)
+    assert gain == pytest.approx(run_share, rel=0.5)
+
+
+@pytest.mark.slow
+def test_posterior_reliability_is_the_g_formula_per_draw():
+    df = bt.simulate.gstudy_dgp(**DESIGNS["fully crossed"], random_seed=11)
+    post = _fit(df)
+    rel = post.reliability(n={"evaluator": [1, 4], "prompt": [2]}, level=0.9)
+    assert list(rel.columns) == [
+        "n_evaluator", "n_prompt", "n_replicate", "erho2_median", "erho2_low", "erho2_high",
+        "phi_median", "phi_low", "phi_high",
+    ]  # fmt: skip
+    comp = post.component_draws()
+    s = {k: comp.sel(component=k).values.ravel() for k in comp["component"].values}
+    for _, row in rel.iterrows():
+        E, P, R = row["n_evaluator"], row["n_prompt"], row["n_replicate"]
+        delta = s["item:evaluator"] / E + s["item:prompt"] / P + s["residual"] / (E * P * R)
+        Delta = delta + s["evaluator"] / E + s["prompt"] / P + s["evaluator:prompt"] / (E * P)
+        erho2, phi = s["item"] / (s["item"] + delta), s["item"] / (s["item"] + Delta)
+        lo, med, hi = np.quantile(erho2, [0.05, 0.5, 0.95])
+        assert (row["erho2_low"], row["erho2_median"], row["erho2_high"]) == pytest.approx(
+            (lo, med, hi), rel=1e-9
+        )
+        assert row["phi_median"] == pytest.approx(np.median(phi), rel=1e-9)
+    assert (rel["phi_median"] < rel["erho2_median"]).all()
+    with pytest.raises(ValueError, match="not a facet of this design"):
+        post.reliability(n={"judge": [2]})
+    with pytest.raises(ValueError, match="not a random main effect"):
+        post.reliability(object="residual")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("layout", ["calls lost", "empty cells", "unequal runs"])
+def test_formula_fits_on_unbalanced_layouts(layout):
+    df = bt.simulate.gstudy_dgp(**DESIGNS["nested run"], random_seed=11)
+    rng = np.random.default_rng(0)
+    if layout == "calls lost":
+        df = df[rng.random(len(df)) > 0.1]
+    elif layout == "empty cells":
+        df = df[~(df["item"].isin(["i1", "i2", "i3"]) & (df["evaluator"] == "e1"))]
+    else:
+        df = df[~df["run"].str.startswith("p0.e0.")]  # one evaluator x prompt cell has no runs at all
+        df = df[~df["run"].str.endswith("e1.r2")]  # and evaluator 1 has two runs, not three
+    post = _fit(df, "score ~ (1|item) + (1|evaluator) + (1|prompt) + (1|run)")
+    assert post.method != "balanced" and post.diagnostics()["divergences"] == 0
+    table = post.components(level=0.95).set_index("component")
+    for k, v in df.attrs["truth"].items():
+        assert table.loc[k, "low"] < v < table.loc[k, "high"], (layout, k)
+    rel = post.reliability(n={"run": [1, 4]})
+    assert rel["erho2_median"].is_monotonic_increasing
+
+
+def test_formula_refuses_what_it_cannot_fit():
+    df = bt.datasets.load("tee_demo")
+    with pytest.raises(bt.DesignError, match="outcome='y' but the formula's outcome is 'score'"):
+        bt.fit_posterior(df, "y", formula="score ~ (1|item)")
+    with pytest.raises(bt.DesignError, match="no position= or replicate="):
+        bt.fit_posterior(df, formula="score ~ (1|item) + (1|judge)", replicate="replicate")
+    with pytest.raises(bt.DesignError, match="roles API"):
+        bt.fit_posterior(df.assign(score=(df.score > 0.5) * 1), formula="score ~ (1|item)", family="binomial")
