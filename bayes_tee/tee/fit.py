@@ -35,7 +35,7 @@ from .._core.trees import draws_tree
 from .design import Design, validate_design
 from .formula import parse_formula
 from .formula_design import validate_formula
-from .likelihoods import build_model, choose_method, get_likelihood
+from .likelihoods import build_model, choose_method, get_likelihood, method_note
 from .outofcore import is_out_of_core, validate_dask
 from .posterior import Posterior
 
@@ -317,6 +317,7 @@ def fit_posterior(
             int(sum(np.size(v) for v in built[0].initial_point().values())) if built else density.layout.ndim
         ),
         "standardized": {"location": loc, "scale": scale},
+        "method_note": method_note(design, method),
     }
     post = Posterior(idata, design, spec, method, info)
     diag.warn_if_failed(post.diagnostics(), stacklevel=2)

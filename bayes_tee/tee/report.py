@@ -68,6 +68,8 @@ def summary(post: Posterior) -> str:
         warnings.simplefilter("ignore", DiagnosticWarning)
         parts = [
             repr(post),
+            f"Model: {post.formula}",
+            *([f"Likelihood: {post.info['method_note']}"] if post.info.get("method_note") else []),
             "\nPer-observation components (variance scale, 90% intervals):",
             post.components().round(5).to_string(index=False),
             "\nShares of Var(theta_hat) at the observed design:",

@@ -101,6 +101,13 @@ def arena_post():
 
 
 @pytest.mark.slow
+def test_reliability_of_a_pairwise_fit_counts_presentation_orders(arena_post):
+    _, post = arena_post
+    rel = post.reliability(n={"position": [1, 2]})
+    assert list(rel["n_position"]) == [1, 2] and rel["phi_median"].is_monotonic_increasing
+
+
+@pytest.mark.slow
 def test_position_effect_matches_order_bias(arena_post):
     df, post = arena_post
     assert post.method == "balanced"

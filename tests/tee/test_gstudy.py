@@ -5,6 +5,7 @@ E rho^2 / Phi per draw equal to the G-theory formula applied to each draw.
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import bayes_tee as bt
@@ -163,3 +164,28 @@ def test_formula_refuses_what_it_cannot_fit():
         bt.fit_posterior(df, formula="score ~ (1|item) + (1|judge)", replicate="replicate")
     with pytest.raises(bt.DesignError, match="roles API"):
         bt.fit_posterior(df.assign(score=(df.score > 0.5) * 1), formula="score ~ (1|item)", family="binomial")
+
+
+@pytest.mark.slow
+def test_roles_fit_reliability_follows_the_mixed_design_rules(demo_post):
+    """Fixed judges and temperatures: their interactions with items are universe score, their
+    main effects no error; categories are part of the items' universe score.
+    """
+    rel = demo_post.reliability(n={"prompt": [1, 5], "judge": [3]})
+    c = demo_post.design.counts
+    comp = demo_post.component_draws()
+    s = {k: comp.sel(component=k).values.ravel() for k in comp["component"].values}
+    H, M, R = c["temperature"], 3, c["replicate"]
+    for _, row in rel.iterrows():
+        V = row["n_prompt"]
+        tau = s["item"] + s["category"] + s["item:temperature"] / H + s["item:judge"] / M
+        delta = s["item:prompt"] / V + s["cell"] / (V * H * M) + s["replicate"] / (V * H * M * R)
+        Delta = delta + s["prompt"] / V + s["prompt:temperature"] / (V * H) + s["prompt:judge"] / (V * M)
+        assert row["erho2_median"] == pytest.approx(np.median(tau / (tau + delta)), rel=1e-9)
+        assert row["phi_median"] == pytest.approx(np.median(tau / (tau + Delta)), rel=1e-9)
+    # n= by facet name reaches the roles' keywords
+    a = demo_post.dstudy(n={"prompt": [1, 3]})
+    b = demo_post.dstudy(n_prompts=[1, 3])
+    pd.testing.assert_frame_equal(a, b)
+    assert "Model: score ~ judge + temperature + (1|item)" in demo_post.summary()
+    assert "Likelihood: balanced: every cell" in demo_post.summary()

@@ -213,6 +213,44 @@ def choose_method(design: Design) -> str:
     return "marginal" if marginal_cost(design) <= MAX_MARGINAL_FLOPS else "cells"
 
 
+def method_note(design: Design, method: str) -> str:
+    """Which likelihood a fit used and why, in one sentence (the summary prints it).
+
+    >>> import bayes_tee as bt
+    >>> d = bt.validate_design(bt.datasets.load("tee_demo"), outcome="score", item="item")
+    >>> method_note(d, "balanced").split(":")[0]
+    'balanced'
+    """
+    auto = choose_method(design)
+    if method != auto:
+        return f"{method}: chosen by the caller (method='auto' would take {auto})."
+    if method == "balanced":
+        return (
+            f"{method}: every cell of the full cross holds the same number of calls, so the exact strata "
+            "likelihood applies."
+        )
+    missing = design.n_full_cells - design.n_cells
+    layout = f"{missing} of {design.n_full_cells} cells empty" if missing else "unequal calls per cell"
+    if method == "augmented":
+        share = augment_layout(design).latent_share
+        return (
+            f"{method}: unbalanced ({layout}); {share:.0%} of the completed cells are short, few enough to "
+            "complete them with latent values inside the exact balanced likelihood."
+        )
+    if method == "marginal":
+        return (
+            f"{method}: unbalanced ({layout}) beyond what latent completion handles; every random effect is "
+            "integrated out exactly."
+        )
+    if method == "cells":
+        return (
+            f"{method}: unbalanced ({layout}), and integrating every effect out would cost "
+            f"{marginal_cost(design):.2g} flops per evaluation: the many-level effects are sampled, "
+            "the few-level ones integrated out."
+        )
+    return f"{method}: the logit GLMM on successes out of trials per cell."
+
+
 def build_model(
     design: Design,
     priors: PriorSpec,
@@ -253,6 +291,7 @@ __all__ = [
     "build_model",
     "choose_centering",
     "choose_method",
+    "method_note",
     "get_likelihood",
     "marginal_layout",
     "term_levels",
