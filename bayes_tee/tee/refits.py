@@ -29,6 +29,7 @@ import pandas as pd
 from .._core.exceptions import DiagnosticWarning
 from .dstudy import FIELDS
 from .fit import fit_posterior
+from .formula import parse_formula
 from .links import LinkComparison, link_comparison
 from .posterior import Posterior
 from .terms import FACETS
@@ -101,7 +102,8 @@ def leave_one_out(
         Long data, as for :func:`bayes_tee.fit_posterior`.
     facet : str
         The role to leave out level by level: ``"judge"``, ``"prompt"`` or ``"temperature"``
-        (it needs three or more levels, so that every refit keeps two).
+        (it needs three or more levels, so that every refit keeps two); with ``formula=`` in
+        ``fit_kwargs``, any column the formula names but the items.
     outcome, item, prompt, judge, temperature, replicate, category : str
         Column roles.
     shares_at : dict, optional
@@ -121,9 +123,15 @@ def leave_one_out(
     roles = dict(
         item=item, prompt=prompt, judge=judge, temperature=temperature, replicate=replicate, category=category
     )
-    if facet not in FACETS or facet == "item":
+    if fit_kwargs.get("formula") is not None:
+        columns = parse_formula(fit_kwargs["formula"]).columns
+        if facet not in columns or facet == item:
+            raise ValueError(f"facet must be a column of the formula other than the items, one of {columns}.")
+        column = facet
+    elif facet not in FACETS or facet == "item":
         raise ValueError(f"facet must be 'prompt', 'judge' or 'temperature', got {facet!r}.")
-    column = roles.get(facet)
+    else:
+        column = roles.get(facet)
     if column is None:
         raise ValueError(f"facet {facet!r} has no column: pass {facet}=<column name>.")
     levels = pd.unique(df[column].dropna())

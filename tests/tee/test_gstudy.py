@@ -189,3 +189,30 @@ def test_roles_fit_reliability_follows_the_mixed_design_rules(demo_post):
     pd.testing.assert_frame_equal(a, b)
     assert "Model: score ~ judge + temperature + (1|item)" in demo_post.summary()
     assert "Likelihood: balanced: every cell" in demo_post.summary()
+
+
+@pytest.mark.slow
+def test_formula_fits_save_load_and_refit_by_any_facet(tmp_path):
+    df = bt.simulate.gstudy_dgp(
+        {"item": 20, "evaluator": 4, "prompt": 3},
+        {"item": 1.0, "evaluator": 0.2, "prompt": 0.1},
+        random_seed=2,
+    )
+    formula = df.attrs["formula"]
+    post = _fit(df, formula)
+    path = post.save(tmp_path / "g.nc")
+    back = bt.load(path)
+    assert back.formula == formula and back.terms == post.terms
+    pd.testing.assert_frame_equal(
+        back.reliability(n={"evaluator": [2]}), post.reliability(n={"evaluator": [2]})
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bt.DesignWarning)
+        warnings.simplefilter("ignore", bt.DiagnosticWarning)  # 200 draws per refit
+        loo = bt.leave_one_out(
+            df, "evaluator", outcome="score", item="item", formula=formula, full=post, draws=200, tune=200,
+            progressbar=False, random_seed=1,
+        )  # fmt: skip
+    assert len(loo.theta) == 5 and set(loo.shares["component"]) == {t.label for t in post.terms}
+    with pytest.raises(ValueError, match="a column of the formula other than the items"):
+        bt.leave_one_out(df, "judge", outcome="score", item="item", formula=formula)
