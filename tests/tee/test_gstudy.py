@@ -37,8 +37,9 @@ DESIGNS = {
 def _fit(df, formula=None, **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bt.DesignWarning)
+        kw = {"draws": 500, **kw}
         return bt.fit_posterior(
-            df, formula=formula or df.attrs["formula"], random_seed=3, progressbar=False, draws=500, **kw
+            df, formula=formula or df.attrs["formula"], random_seed=3, progressbar=False, **kw
         )
 
 
@@ -216,3 +217,24 @@ def test_formula_fits_save_load_and_refit_by_any_facet(tmp_path):
     assert len(loo.theta) == 5 and set(loo.shares["component"]) == {t.label for t in post.terms}
     with pytest.raises(ValueError, match="a column of the formula other than the items"):
         bt.leave_one_out(df, "judge", outcome="score", item="item", formula=formula)
+
+
+@pytest.mark.slow
+def test_unbalanced_formula_design_without_replicates_agrees_across_likelihoods(
+    agrees_with_the_balanced_shortcut,
+):
+    """One call per cell (the residual is the cell error) with 30% of the calls lost: the
+    sampled-effects likelihood agrees with the latent-completion one.
+    """
+    df = bt.simulate.gstudy_dgp(
+        {"item": 30, "evaluator": 4, "prompt": 3, "run": 2},
+        {"item": 1.0, "evaluator": 0.3, "prompt": 0.2, "evaluator:prompt:run": 0.3},
+        nested={"run": ("evaluator", "prompt")},
+        residual=0.5,
+        random_seed=11,
+    )
+    df = df[np.random.default_rng(0).random(len(df)) > 0.3]
+    formula = "score ~ (1|item) + (1|evaluator) + (1|prompt) + (1|run)"
+    aug, cells = _fit(df, formula), _fit(df, formula, method="cells", draws=400, tune=400)
+    assert (aug.method, cells.method) == ("augmented", "cells")
+    agrees_with_the_balanced_shortcut(aug, cells)

@@ -71,7 +71,7 @@ def cell_model(design: Design, priors: PriorSpec, centering: dict[str, bool], *,
             z = pm.Normal("z_cell", 0.0, 1.0, dims="cell")
             pm.Normal("y", (pred + z * sig[ct.label])[design.row_cell], rep, observed=design.row_y)
             return model
-        var = sig[ct.label] ** 2 + (rep**2 / n if rep is not None else 0.0)
+        var = sig[ct.label] ** 2 + (rep**2 / n if rep is not None else np.zeros_like(n))  # one per cell
         resid = cells["mean"].to_numpy() - pred
         if marginal:
             widths = [len(levels[t.label][1]) for t in marginal]
