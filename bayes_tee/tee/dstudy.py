@@ -407,3 +407,14 @@ def interventions(
     out["p_reduces"] = (change < 0).mean(axis=0)
     out.attrs.update(estimand=estimand, decision=decision, level=level)
     return out
+
+
+def default_grid(post: Posterior) -> pd.DataFrame:
+    """The D-study :meth:`Posterior.plot_dstudy` draws by default: items from 10 to 4x the
+    observed count, prompts and judges at 1 and as observed.
+    """
+    c = post.design.counts
+    n = np.unique(np.geomspace(10, 4 * c["item"], 12).round())
+    return dstudy(
+        post, n_items=n, n_prompts=sorted({1, c.get("prompt", 1)}), n_judges=sorted({1, c.get("judge", 1)})
+    )

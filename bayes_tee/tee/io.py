@@ -24,6 +24,22 @@ from .._core.version import __version__
 FORMAT = "bayes_tee-posterior-1"
 
 
+def save(post, path: str | Path, *, keep_effects: bool = False) -> Path:
+    """Write a :class:`~bayes_tee.Posterior`: its SDs, grand mean, fixed effects (and
+    ``p_panel``), sampler statistics, design, priors, method, info and per-cell statistics;
+    the random-effect vectors only with ``keep_effects``.
+    """
+    draws = group(post.idata, "posterior")
+    names = [t.var_name for t in post.terms] + ["mu"] + [v for v in ("p_panel",) if v in draws]
+    meta = {
+        "design": post.design.to_dict(),
+        "priors": post.priors.to_dict(),
+        "method": post.method,
+        "info": post.info,
+    }
+    return write(path, draws if keep_effects else draws[names], post.idata, meta, post.design.cells)
+
+
 def write(
     path: str | Path, posterior: xr.Dataset, sampled: xr.DataTree, meta: dict, cells: pd.DataFrame
 ) -> Path:

@@ -16,7 +16,6 @@ table it returns carries the fit's diagnostics verdict. Saving writes netCDF
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -26,7 +25,6 @@ import xarray as xr
 
 from .. import plots
 from .._core import diagnostics as diag
-from .._core.exceptions import DiagnosticWarning
 from .._core.priors import PriorSpec
 from .._core.trees import group
 from . import components as comp
@@ -358,33 +356,16 @@ class Posterior(diag.FitResult):
 
     def plot_shares(self, kind: Literal["vartheta", "observation"] = "vartheta", **kwargs) -> Figure:
         """Horizontal bars: posterior median share and 90% interval per component, of
-        Var(theta_hat) at the design (``**kwargs`` go to :meth:`shares`) or of the per-call variance.
+        Var(theta_hat) at the design (``**kwargs`` go to :meth:`shares`) or of the per-call
+        variance (:func:`bayes_tee.tee.theta.shares_figure`).
         """
-        with warnings.catch_warnings():  # the figure prints a failed fit's warning itself
-            warnings.simplefilter("ignore", DiagnosticWarning)
-            table = self.shares(**kwargs) if kind == "vartheta" else self.components()
-        n = {k: v for k, v in kwargs.items() if k.startswith("n_") and k != "n_draws"}
-        scale = "probability" if kwargs.get("scale") == "probability" and kind == "vartheta" else self.scale
-        return plots.plot_shares(
-            table,
-            kind,
-            counts=self.design_counts(**n),
-            facets=self.design.facets,
-            method=self.method,
-            scale=scale,
-        )
+        return theta.shares_figure(self, kind, **kwargs)
 
     def plot_dstudy(self, table: pd.DataFrame | None = None, **kwargs) -> Figure:
         """SE against items for each prompt/judge count, median line with the interval band
-        (``table`` from :meth:`dstudy`; default items 10-4x observed, prompts and judges 1/observed).
+        (``table`` from :meth:`dstudy`; default :func:`bayes_tee.tee.dstudy.default_grid`).
         """
-        if table is None:
-            c = self.design.counts
-            n = np.unique(np.geomspace(10, 4 * c["item"], 12).round())
-            table = self.dstudy(
-                n_items=n, n_prompts=sorted({1, c.get("prompt", 1)}), n_judges=sorted({1, c.get("judge", 1)})
-            )
-        return plots.plot_dstudy(table, **kwargs)
+        return plots.plot_dstudy(dstudy.default_grid(self) if table is None else table, **kwargs)
 
     def plot_interventions(self, table: pd.DataFrame | None = None, **kwargs) -> Figure:
         """Horizontal bars of the percent change in Var(theta_hat) per intervention."""
@@ -397,21 +378,10 @@ class Posterior(diag.FitResult):
 
     # -- persistence ---------------------------------------------------------------------------
     def save(self, path: str | Path, *, keep_effects: bool = False) -> Path:
-        """Write the posterior to netCDF (:func:`bayes_tee.tee.io.write`).
-
-        Keeps the SDs, grand mean, fixed effects, sampler statistics and the per-cell
-        sufficient statistics; random-effect vectors only with ``keep_effects``.
+        """Write the posterior to netCDF (:func:`bayes_tee.tee.io.save`): the SDs, grand mean,
+        fixed effects, sampler statistics and per-cell statistics; effects with ``keep_effects``.
         """
-        names = [t.var_name for t in self.terms] + ["mu"] + [v for v in ("p_panel",) if v in self._draws]
-        meta = {
-            "design": self.design.to_dict(),
-            "priors": self.priors.to_dict(),
-            "method": self.method,
-            "info": self.info,
-        }
-        return io.write(
-            path, self._draws if keep_effects else self._draws[names], self.idata, meta, self.design.cells
-        )
+        return io.save(self, path, keep_effects=keep_effects)
 
 
 def _arguments(names: dict) -> dict:

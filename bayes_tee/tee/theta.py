@@ -11,12 +11,15 @@ methods ``theta``, ``shares`` and ``simulate_design`` call these functions.
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .. import plots
+from .._core.exceptions import DiagnosticWarning
 from .._core.intervals import summarize_samples
 from .._core.trees import group
 from . import components as comp
@@ -24,6 +27,8 @@ from . import predictive as pr
 from .dstudy import FIELDS, JudgeMode, check_judges, counts_with, grid_for
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
     from .posterior import Posterior
 
 
@@ -290,3 +295,22 @@ def simulate_design(
     out = pd.DataFrame(rows)
     out.attrs.update(estimand=estimand, judges=judges, level=level)
     return out
+
+
+def shares_figure(post: Posterior, kind: Literal["vartheta", "observation"] = "vartheta", **kwargs) -> Figure:
+    """The shares bar chart of :meth:`Posterior.plot_shares`: shares of Var(theta_hat) at the
+    design (``**kwargs`` go to :func:`shares`) or of the per-call variance.
+    """
+    with warnings.catch_warnings():  # the figure prints a failed fit's warning itself
+        warnings.simplefilter("ignore", DiagnosticWarning)
+        table = post.shares(**kwargs) if kind == "vartheta" else post.components()
+    n = {k: v for k, v in kwargs.items() if k.startswith("n_") and k != "n_draws"}
+    scale = "probability" if kwargs.get("scale") == "probability" and kind == "vartheta" else post.scale
+    return plots.plot_shares(
+        table,
+        kind,
+        counts=post.design_counts(**n),
+        facets=post.design.facets,
+        method=post.method,
+        scale=scale,
+    )
