@@ -131,3 +131,24 @@ def test_plugin_equals_lme4_reml_on_balanced_data(spec):
         label = "evaluator:prompt:run" if k.startswith("evaluator:prompt:run") else k
         # lme4 stops at its optimizer's tolerance; the EMS solution is exact (closed form above)
         assert est[label] == pytest.approx(v, rel=1e-6), k
+
+
+def test_systems_as_the_object_of_measurement():
+    """object="model": the items become a facet of measurement, divided by their count."""
+    df = bt.simulate.gstudy_dgp(
+        {"item": 30, "model": 5, "judge": 3},
+        {"item": 1.0, "model": 0.3, "judge": 0.2, "item:model": 0.4, "model:judge": 0.1, "item:judge": 0.2},
+        n_replicates=2,
+        random_seed=6,
+    )
+    g = bt.plugin.fit(df, formula=df.attrs["formula"])
+    s = g.components().set_index("component")["estimate"]
+    rel = g.reliability(object="model", n={"item": [50, 200], "judge": [1, 3]})
+    assert list(rel.columns[:3]) == ["n_item", "n_judge", "n_replicate"]
+    N, M, R = rel["n_item"].to_numpy(), rel["n_judge"].to_numpy(), rel["n_replicate"].to_numpy()
+    delta = s["item:model"] / N + s["model:judge"] / M + s["residual"] / (N * M * R)
+    Delta = delta + s["item"] / N + s["judge"] / M + s["item:judge"] / (N * M)
+    assert rel["erho2"].to_numpy() == pytest.approx(s["model"] / (s["model"] + delta), rel=1e-12)
+    assert rel["phi"].to_numpy() == pytest.approx(s["model"] / (s["model"] + Delta), rel=1e-12)
+    with pytest.raises(ValueError, match="not of the object"):
+        g.reliability(object="model", n={"model": [2]})
