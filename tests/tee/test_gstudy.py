@@ -43,10 +43,20 @@ def _fit(df, formula=None, **kw):
         )
 
 
+_FITS: dict[str, tuple] = {}
+
+
+def _design_fit(name: str) -> tuple:
+    """Data and fit of one of DESIGNS, fitted once per test session and shared."""
+    if name not in _FITS:
+        df = bt.simulate.gstudy_dgp(**DESIGNS[name], random_seed=11)
+        _FITS[name] = (df, _fit(df))
+    return _FITS[name]
+
+
 @pytest.fixture(scope="module", params=list(DESIGNS))
 def gstudy(request):
-    df = bt.simulate.gstudy_dgp(**DESIGNS[request.param], random_seed=11)
-    return request.param, df, _fit(df)
+    return (request.param, *_design_fit(request.param))
 
 
 @pytest.mark.slow
@@ -82,8 +92,7 @@ def test_tee_design_by_formula_recovers_truth():
 
 @pytest.mark.slow
 def test_nested_run_dstudy_divides_by_the_whole_nest():
-    df = bt.simulate.gstudy_dgp(**DESIGNS["nested run"], random_seed=11)
-    post = _fit(df)
+    df, post = _design_fit("nested run")
     table = post.dstudy(n={"evaluator": [2, 5], "prompt": [1, 3], "run": [1, 6]})
     assert list(table.columns[:7]) == [
         "n_items", "n_prompts", "n_judges", "n_temperatures", "n_replicates", "n_evaluator", "n_run",
@@ -110,8 +119,7 @@ def test_nested_run_dstudy_divides_by_the_whole_nest():
 
 @pytest.mark.slow
 def test_posterior_reliability_is_the_g_formula_per_draw():
-    df = bt.simulate.gstudy_dgp(**DESIGNS["fully crossed"], random_seed=11)
-    post = _fit(df)
+    df, post = _design_fit("fully crossed")
     rel = post.reliability(n={"evaluator": [1, 4], "prompt": [2]}, level=0.9)
     assert list(rel.columns) == [
         "n_evaluator", "n_prompt", "n_replicate", "erho2_median", "erho2_low", "erho2_high",
