@@ -227,22 +227,18 @@ def test_formula_fits_save_load_and_refit_by_any_facet(tmp_path):
         bt.leave_one_out(df, "judge", outcome="score", item="item", formula=formula)
 
 
-@pytest.mark.slow
-def test_unbalanced_formula_design_without_replicates_agrees_across_likelihoods(
-    agrees_with_the_balanced_shortcut,
-):
-    """One call per cell (the residual is the cell error) with 30% of the calls lost: the
-    sampled-effects likelihood agrees with the latent-completion one.
+def test_cells_likelihood_builds_without_replicates():
+    """One call per cell (the residual is the cell error) with calls lost: the sampled-effects
+    likelihood has one variance per cell (it was a scalar the Woodbury term could not index)
+    and builds (the scalar failed while building the graph).
     """
     df = bt.simulate.gstudy_dgp(
-        {"item": 30, "evaluator": 4, "prompt": 3, "run": 2},
-        {"item": 1.0, "evaluator": 0.3, "prompt": 0.2, "evaluator:prompt:run": 0.3},
-        nested={"run": ("evaluator", "prompt")},
-        residual=0.5,
-        random_seed=11,
+        {"item": 12, "evaluator": 3, "prompt": 2}, {"item": 1.0, "evaluator": 0.3}, random_seed=1
     )
     df = df[np.random.default_rng(0).random(len(df)) > 0.3]
-    formula = "score ~ (1|item) + (1|evaluator) + (1|prompt) + (1|run)"
-    aug, cells = _fit(df, formula), _fit(df, formula, method="cells", draws=400, tune=400)
-    assert (aug.method, cells.method) == ("augmented", "cells")
-    agrees_with_the_balanced_shortcut(aug, cells)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bt.DesignWarning)
+        d = bt.tee.formula_design.validate_formula(df, "score ~ (1|item) + (1|evaluator) + (1|prompt)")
+    assert not d.has_replicates and not d.balanced
+    model = bt.tee.likelihoods.build_model(d, bt.priors.get_prior(), method="cells")
+    assert "cell_mean_loglik" in model.named_vars
