@@ -131,8 +131,7 @@ class PluginFit:
         universe-score, relative- and absolute-error variances ``tau``, ``delta``, ``Delta``.
         """
         d = self.design
-        by_column = {c: f for f, c in d.columns.items()}
-        obj = object if object in d.facets else by_column.get(object, object)
+        obj = d.facet_of(object)
         grid = n_grid(d, obj, n)
         terms = list(d.terms)
         g = coefficients(

@@ -117,6 +117,12 @@ class Design:
         out = {f: c for f, c in self.roles.as_dict().items() if c is not None and f != "outcome"}
         return out | self.facet_columns
 
+    def facet_of(self, name: str) -> str:
+        """The facet a name refers to: a facet's own name, or the column it was read from."""
+        if name in self.facets or name in ("replicate", "category"):
+            return name
+        return {c: f for f, c in self.columns.items()}.get(name, name)
+
     @property
     def counts(self) -> dict[str, float]:
         """Level counts of the observed design: one per facet, ``category``, ``replicate``.
@@ -437,20 +443,8 @@ def validate_design(
     y = outcome_values(df, outcome)
 
     keep = np.ones(len(df), dtype=bool)
-    dropped: dict[str, int] = {}
-    n_nan = int(y.isna().sum())
-    if n_nan:
-        dropped[f"{outcome} is NaN"] = n_nan
-        keep &= ~y.isna().to_numpy()
-    for role, col in roles.as_dict().items():
-        if role == "outcome" or col is None:
-            continue
-        miss = df[col].isna().to_numpy() & keep
-        if miss.any():
-            dropped[f"{col} ({role}) is missing"] = int(miss.sum())
-            keep &= ~miss
-    if not keep.any():
-        raise DesignError(f"No rows left after dropping {dropped}. Check that {outcome!r} holds the scores.")
+    given = {col: f"{col} ({role})" for role, col in roles.as_dict().items() if role != "outcome" and col}
+    keep, dropped = drop_missing(df, y, outcome, given)
     data = df.loc[keep]
     yv = y.to_numpy()[keep]
 
@@ -487,6 +481,36 @@ def validate_design(
         warn=warn,
         rows=(row_cell, yv),
     )
+
+
+def drop_missing(
+    df: pd.DataFrame, y: pd.Series, outcome: str, columns: dict[str, str]
+) -> tuple[np.ndarray, dict[str, int]]:
+    """Rows to keep (outcome present and every column in ``columns`` present) and the rows
+    dropped, by reason; ``columns`` maps each column to how the reason names it.
+    """
+    keep = ~y.isna().to_numpy()
+    dropped: dict[str, int] = {}
+    if (~keep).any():
+        dropped[f"{outcome} is NaN"] = int((~keep).sum())
+    for col, name in columns.items():
+        miss = df[col].isna().to_numpy() & keep
+        if miss.any():
+            dropped[f"{name} is missing"] = int(miss.sum())
+            keep &= ~miss
+    if not keep.any():
+        raise DesignError(f"No rows left after dropping {dropped}. Check that {outcome!r} holds the scores.")
+    return keep, dropped
+
+
+def is_balanced(cells: pd.DataFrame, n_levels: list[int], item_category: np.ndarray | None) -> bool:
+    """Every cell of the full cross present with the same calls (and, with categories, every
+    category holding the same number of items).
+    """
+    balanced = len(cells) == int(np.prod(n_levels)) and cells["n"].nunique() == 1
+    if balanced and item_category is not None:
+        balanced = len(set(np.bincount(item_category).tolist())) == 1
+    return bool(balanced)
 
 
 def log_losses(df: pd.DataFrame) -> dict[str, int]:
@@ -561,10 +585,7 @@ def assemble_design(
     ``ss``) and the outcome's summary (``n_rows``, ``dropped``, ``y_mean``, ``y_sd``); ``rows``
     is each row's cell and score when the rows are in memory.
     """
-    n_counts = [len(levels[f]) for f in facets]
-    balanced = len(cells) == int(np.prod(n_counts)) and cells["n"].nunique() == 1
-    if balanced and item_category is not None:
-        balanced = len(set(np.bincount(item_category).tolist())) == 1
+    balanced = is_balanced(cells, [len(levels[f]) for f in facets], item_category)
     family, overdispersion = options["family"], options["overdispersion"]
     outcome = roles.outcome
     if family == "binomial" and non_binary:

@@ -69,12 +69,11 @@ def fields_for(design) -> dict[str, str]:
 
 def fields_from_n(design, n: dict) -> dict[str, object]:
     """A ``n={facet: counts}`` dict (facet names or their columns) as design fields."""
-    by_column = {c: f for f, c in design.columns.items()}
     field_of = {facet: field for field, facet in fields_for(design).items()}
     known = [*design.facets, *(["replicate"] if design.has_replicates else [])]
     out = {}
     for key, val in n.items():
-        facet = key if key in field_of else by_column.get(key, key)
+        facet = key if key in field_of else design.facet_of(key)
         if facet not in known and facet != "category":
             raise ValueError(f"n={{{key!r}: ...}}: not a facet of this design; use one of {known}.")
         out[field_of[facet]] = val

@@ -38,7 +38,9 @@ from .design import (
     Roles,
     cell_stats,
     check_roles,
+    drop_missing,
     dropped_notes,
+    is_balanced,
     level_codes,
     outcome_values,
 )
@@ -186,22 +188,11 @@ def validate_formula(
     notes: list[str] = []
     roles = dict(item=item, prompt=prompt, judge=judge, temperature=temperature, category=category)
     rename = _facet_names(f, roles, notes)
-    columns = [str(c) for c in df.columns]
     missing = [c for c in (f.outcome, *f.columns) if c not in df.columns]
     if missing:
         check_roles(df, Roles(outcome=f.outcome, item=missing[0]))
     y = outcome_values(df, f.outcome)
-    keep = ~y.isna().to_numpy()
-    dropped: dict[str, int] = {}
-    if (~keep).any():
-        dropped[f"{f.outcome} is NaN"] = int((~keep).sum())
-    for col in f.columns:
-        miss = df[col].isna().to_numpy() & keep
-        if miss.any():
-            dropped[f"{col} is missing"] = int(miss.sum())
-            keep &= ~miss
-    if not keep.any():
-        raise DesignError(f"No rows left after dropping {dropped}; check columns {columns}.")
+    keep, dropped = drop_missing(df, y, f.outcome, {col: col for col in f.columns})
     data, yv = df.loc[keep], y.to_numpy()[keep]
     notes = dropped_notes(dropped, len(data), len(df)) + notes
 
@@ -276,9 +267,7 @@ def validate_formula(
     if categories is not None:
         terms.insert(1, Term("category", ("category",), "random"))
     _confounded(terms, codes, replicates, len(cells))
-    balanced = len(cells) == int(np.prod([len(levels[n]) for n in facets])) and cells["n"].nunique() == 1
-    if balanced and item_category is not None:
-        balanced = len(set(np.bincount(item_category).tolist())) == 1
+    balanced = is_balanced(cells, [len(levels[n]) for n in facets], item_category)
     y_sd = float(np.std(yv, ddof=1)) if len(yv) > 1 else 0.0
     if y_sd == 0.0:
         raise DesignError(f"Outcome {f.outcome!r} is constant over the rows used: nothing to decompose.")

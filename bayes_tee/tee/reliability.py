@@ -121,13 +121,12 @@ def n_grid(design, object: str, n: dict | None) -> pd.DataFrame:
     where not given) and ``n_replicate`` when cells repeat.
     """
     counts = design.counts
-    by_column = {c: f for f, c in design.columns.items()}
     facets = [f for f in design.facets if f != object]
     if design.has_replicates:
         facets.append("replicate")
     given: dict[str, list[float]] = {}
     for key, val in (n or {}).items():
-        facet = key if key in facets or key == object else by_column.get(key, key)
+        facet = design.facet_of(key)
         if facet == object:
             raise ValueError(
                 f"n= sets the counts of the facets of measurement, not of the object {object!r}."
@@ -167,8 +166,7 @@ def reliability(
         ``phi_median/low/high``.
     """
     design = post.design
-    by_column = {c: f for f, c in design.columns.items()}
-    obj = object if object in design.facets else by_column.get(object, object)
+    obj = design.facet_of(object)
     grid = n_grid(design, obj, n)
     terms = post.terms
     w = g_weights(terms, obj, grid, design.counts)
