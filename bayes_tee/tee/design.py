@@ -24,6 +24,7 @@ import pandas as pd
 
 from .._core.exceptions import DesignError, DesignWarning
 from ..pairwise.verdicts import recode, verdict_scores
+from .losses import drop_missing, dropped_notes
 from .terms import FACETS, Term, model_terms
 
 ROLE_NAMES: tuple[str, ...] = (
@@ -483,26 +484,6 @@ def validate_design(
     )
 
 
-def drop_missing(
-    df: pd.DataFrame, y: pd.Series, outcome: str, columns: dict[str, str]
-) -> tuple[np.ndarray, dict[str, int]]:
-    """Rows to keep (outcome present and every column in ``columns`` present) and the rows
-    dropped, by reason; ``columns`` maps each column to how the reason names it.
-    """
-    keep = ~y.isna().to_numpy()
-    dropped: dict[str, int] = {}
-    if (~keep).any():
-        dropped[f"{outcome} is NaN"] = int((~keep).sum())
-    for col, name in columns.items():
-        miss = df[col].isna().to_numpy() & keep
-        if miss.any():
-            dropped[f"{name} is missing"] = int(miss.sum())
-            keep &= ~miss
-    if not keep.any():
-        raise DesignError(f"No rows left after dropping {dropped}. Check that {outcome!r} holds the scores.")
-    return keep, dropped
-
-
 def is_balanced(cells: pd.DataFrame, n_levels: list[int], item_category: np.ndarray | None) -> bool:
     """Every cell of the full cross present with the same calls (and, with categories, every
     category holding the same number of items).
@@ -527,14 +508,6 @@ def log_losses(df: pd.DataFrame) -> dict[str, int]:
             for reason, n in reasons.items():
                 total[reason] = total.get(reason, 0) + int(n)
     return total
-
-
-def dropped_notes(dropped: dict[str, int], used: int, total: int) -> list[str]:
-    """The design's notes, starting with the rows dropped and why (none when nothing was)."""
-    if not dropped:
-        return []
-    reasons = ", ".join(f"{v} row(s) where {k}" for k, v in dropped.items())
-    return [f"Dropped {reasons}; {used} of {total} rows used."]
 
 
 def facet_codes(

@@ -38,13 +38,12 @@ from .design import (
     Roles,
     cell_stats,
     check_roles,
-    drop_missing,
-    dropped_notes,
     is_balanced,
     level_codes,
     outcome_values,
 )
 from .formula import Formula, formula_terms, parse_formula
+from .losses import drop_missing, dropped_notes
 from .terms import Term
 
 #: Roles a formula's column can take, so that the roles API's keywords reach it.

@@ -35,9 +35,9 @@ from .design import (
     assemble_design,
     categories_of,
     check_roles,
-    dropped_notes,
     facet_codes,
 )
+from .losses import dropped_notes
 
 #: What ``fit_posterior`` and ``validate_dask`` take as out-of-core data.
 OutOfCore = Any  # a dask DataFrame, or a path to a parquet file or dataset
