@@ -19,7 +19,11 @@ term's parent comes first:
 - ``r_parent``: the mean its effects are drawn around: ``-1`` zero, ``-2`` the grand mean,
   ``p >= 0`` term ``p``'s effect at level ``r_pidx[r_pidx_off[t] + level]`` (an item's category);
 - ``r_in_eta``: whether the effect enters the linear predictor directly (``cell_r[c, t]`` is the
-  level of cell ``c``); ``mu_in_eta`` likewise for the grand mean.
+  level of cell ``c``); ``mu_in_eta`` likewise for the grand mean;
+- ``cell_at``: the same, flattened for the log density's cell loop: row ``c`` lists where each
+  fixed and random effect of cell ``c``'s linear predictor sits in ``[fixed level effects,
+  random effects]``, so that the loop gathers and scatters through one row (about 1.2x faster on
+  Messing (2026)'s safety layout than looking each term up).
 """
 
 from __future__ import annotations
@@ -203,13 +207,12 @@ def binomial_logp_grad(
     mu0,
     mu_scale,
     mu_in_eta,
-    # fixed effects: zero-sum coordinates at fix_off[f]; cell c's level cell_fix[c, f]
+    # fixed effects: zero-sum coordinates at fix_off[f]
     fix_off,
     fix_len,
     bases,
     base_off,
     fixed_scale,
-    cell_fix,
     # random terms (module docstring)
     r_off,
     r_len,
@@ -218,11 +221,12 @@ def binomial_logp_grad(
     r_parent,
     r_pidx,
     r_pidx_off,
-    r_in_eta,
-    cell_r,
     r_swept,
     r_bases,
     r_base_off,
+    # per cell, where each fixed and random effect of its linear predictor sits in the
+    # kernel's vector [fixed level effects, random effects] (the latter in term order)
+    cell_at,
     # data per cell; cell_sd: the cell effect's SD index (-1: no cell effect)
     successes,
     trials,
@@ -264,26 +268,36 @@ def binomial_logp_grad(
     mu = intercept
 
     # -- likelihood per cell, and its gradient scattered to the effects --------------------
+    # the fixed and random effects side by side, so that each cell gathers its linear predictor
+    # (and scatters its gradient) through one row of precomputed positions
     n_cells = successes.size
-    n_fix, n_r = fix_off.size, r_off.size
-    g_eff = np.zeros(eff.size)
+    n_r = r_off.size
+    n_b = betas.size
+    vals = np.empty(n_b + eff.size)
+    vals[:n_b] = betas
+    vals[n_b:] = eff
+    g_vals = np.zeros(vals.size)
+    m = cell_at.shape[1]
+    eta0 = mu if mu_in_eta else 0.0
     for c in range(n_cells):
-        eta = _linear_predictor(c, mu, mu_in_eta, betas, b_off, cell_fix, eff, e_off, r_in_eta, cell_r)
+        eta = eta0
+        for j in range(m):
+            eta += vals[cell_at[c, j]]
         k, n = successes[c], trials[c]
         if cell_sd >= 0:
             ll, ge, gs, _ = cell_quadrature(k, n, eta, sd[cell_sd], nodes_x, nodes_lw)
             g_sd[cell_sd] += gs
-        else:
-            ll = k * eta - n * _softplus(eta)
-            ge = k - n * _sigmoid(eta)
+        else:  # one exponential for the log likelihood and its derivative
+            e = np.exp(-abs(eta))
+            ll = k * eta - n * (np.log1p(e) + max(eta, 0.0))
+            ge = k - n * (1.0 / (1.0 + e) if eta >= 0 else e / (1.0 + e))
         logp += ll + log_binom[c]
         if mu_in_eta:
             g_mu += ge
-        for f in range(n_fix):
-            g_betas[b_off[f] + cell_fix[c, f]] += ge
-        for t in range(n_r):
-            if r_in_eta[t]:
-                g_eff[e_off[t] + cell_r[c, t]] += ge
+        for j in range(m):
+            g_vals[cell_at[c, j]] += ge
+    g_betas += g_vals[:n_b]
+    g_eff = g_vals[n_b:]
 
     # -- backward through the random effects, children before parents --------------------
     for t in range(n_r - 1, -1, -1):
