@@ -16,6 +16,10 @@ Presets (for sensitivity analysis; all scales are multiples of the outcome SD):
 ``half_cauchy``    half-Cauchy, scale 1 (Gelman 2006): heaviest tail.
 ``exponential``    exponential with mean 1: mode at zero, shrinks small components hardest.
 
+Besides the presets' families, ``SDPrior("gamma", scale, nu=2)`` is the boundary-avoiding prior
+of Chung et al. (2013), as blme uses it: mode ``scale``, zero density at zero, so no SD funnels
+to the boundary (it pulls small components up).
+
 >>> spec = get_prior("half_normal")
 >>> spec.sd.family, PriorSpec.from_dict(spec.to_dict()) == spec
 ('half_normal', True)
@@ -30,7 +34,7 @@ import numpy as np
 import pymc as pm
 from scipy.special import gammaln
 
-Family = Literal["half_t", "half_normal", "half_cauchy", "exponential"]
+Family = Literal["half_t", "half_normal", "half_cauchy", "exponential", "gamma"]
 
 
 @dataclass(frozen=True)
@@ -39,11 +43,13 @@ class SDPrior:
 
     Parameters
     ----------
-    family : {"half_t", "half_normal", "half_cauchy", "exponential"}
+    family : {"half_t", "half_normal", "half_cauchy", "exponential", "gamma"}
     scale : float
-        Scale (half-t/normal/Cauchy) or mean (exponential), as a multiple of the outcome SD.
+        Scale (half-t/normal/Cauchy, gamma), or mean (exponential), as a multiple of the outcome SD.
     nu : float
-        Degrees of freedom of the half-t.
+        Degrees of freedom of the half-t; shape of the gamma. A gamma with shape 2 is the
+        boundary-avoiding prior of Chung et al. (2013): its density vanishes linearly at zero, so
+        a weakly identified SD cannot funnel to the boundary, and its mode is ``scale``.
     """
 
     family: Family = "half_t"
@@ -51,7 +57,7 @@ class SDPrior:
     nu: float = 3.0
 
     def __post_init__(self) -> None:
-        if self.family not in ("half_t", "half_normal", "half_cauchy", "exponential"):
+        if self.family not in ("half_t", "half_normal", "half_cauchy", "exponential", "gamma"):
             raise ValueError(f"Unknown prior family {self.family!r}.")
         if not self.scale > 0 or not self.nu > 0:
             raise ValueError("Prior scale and nu must be positive.")
@@ -65,6 +71,8 @@ class SDPrior:
             return pm.HalfNormal(name, sigma=s)
         if self.family == "half_cauchy":
             return pm.HalfCauchy(name, beta=s)
+        if self.family == "gamma":
+            return pm.Gamma(name, alpha=self.nu, beta=1.0 / s)
         return pm.Exponential(name, lam=1.0 / s)
 
     def log_normaliser(self, outcome_sd: float) -> float:
@@ -85,10 +93,16 @@ class SDPrior:
             return float(0.5 * np.log(2.0 / np.pi) - np.log(s))
         if self.family == "half_cauchy":
             return float(np.log(2.0 / np.pi) - np.log(s))
+        if self.family == "gamma":
+            return float(-gammaln(self.nu) - self.nu * np.log(s))
         return float(-np.log(s))
 
     def support_point(self, outcome_sd: float) -> float:
-        """PyMC's starting value for this prior: the scale (half-t, normal, Cauchy) or the mean."""
+        """PyMC's starting value for this prior: the scale (half-t, normal, Cauchy) or the mean
+        (exponential, gamma).
+        """
+        if self.family == "gamma":
+            return self.nu * self.scale * outcome_sd
         return self.scale * outcome_sd
 
 

@@ -89,6 +89,7 @@ def assert_same_density(d, method, priors=None, n_points=3):
         ("balanced", "half_normal"),
         ("balanced", "half_cauchy"),
         ("balanced", "exponential"),
+        ("balanced", bt.priors.PriorSpec("gamma", bt.priors.SDPrior("gamma", 0.5, nu=2.0))),
         ("categories_balanced", "half_t_wide"),
     ],
 )

@@ -4,7 +4,7 @@ Both kernels (:mod:`.strata_kernel`, :mod:`.binomial_kernel`) start from the sam
 vector head: ``x[0:n_var]`` the log SDs, ``x[n_var]`` the grand mean, then the zero-sum
 coordinates of each fixed facet. These functions evaluate their log prior (with the log
 transform's Jacobian) and turn gradients on the SDs and level effects back into gradients on
-``x``. Prior family codes: 0 half-t, 1 half-normal, 2 half-Cauchy, 3 exponential
+``x``. Prior family codes: 0 half-t, 1 half-normal, 2 half-Cauchy, 3 exponential, 4 gamma
 (:data:`FAMILIES`); their normalising constants come from
 :meth:`~bayes_tee._core.priors.SDPrior.log_normaliser`.
 """
@@ -15,7 +15,7 @@ import numba
 import numpy as np
 
 #: Kernel codes of the SD prior families.
-FAMILIES = {"half_t": 0, "half_normal": 1, "half_cauchy": 2, "exponential": 3}
+FAMILIES = {"half_t": 0, "half_normal": 1, "half_cauchy": 2, "exponential": 3, "gamma": 4}
 
 
 @numba.njit(cache=True, nogil=True)
@@ -42,9 +42,12 @@ def sd_prior(x, fam, pscale, pnu, pconst):  # pragma: no cover - compiled
             sc2 = pscale[j] * pscale[j]
             logp -= np.log1p(s * s / sc2)
             g_sd[j] = -2.0 * s / (sc2 + s * s)
-        else:
+        elif fam[j] == 3:
             logp -= s / pscale[j]
             g_sd[j] = -1.0 / pscale[j]
+        else:  # gamma, shape pnu (the density's s**(nu - 1))
+            logp += (pnu[j] - 1.0) * v - s / pscale[j]
+            g_sd[j] = (pnu[j] - 1.0) / s - 1.0 / pscale[j]
     return sd, logp, g_sd
 
 

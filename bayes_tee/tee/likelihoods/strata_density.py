@@ -129,7 +129,7 @@ class StrataDensity:
         fix_len = np.array([fs.deviations.size for fs in fixed], dtype=i64)
         a = {
             "fam": np.array([FAMILIES[p.family] for p in sds], dtype=i64),
-            "pscale": np.array([p.support_point(d.y_sd) for p in sds], dtype=f64),
+            "pscale": np.array([p.scale * d.y_sd for p in sds], dtype=f64),
             "pnu": np.array([p.nu for p in sds], dtype=f64),
             "pconst": np.array([p.log_normaliser(d.y_sd) for p in sds], dtype=f64),
             "mu0": float(d.y_mean),
