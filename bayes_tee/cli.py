@@ -51,8 +51,13 @@ def _quiet_third_party() -> None:
 
 
 def _sampler_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--draws", type=int, default=1000)
-    p.add_argument("--tune", type=int, default=1000)
+    p.add_argument(
+        "--draws",
+        type=int,
+        default=None,
+        help="draws per chain (default 1000; GLMM 2000)",
+    )
+    p.add_argument("--tune", type=int, default=None, help="tuning steps per chain (1000; GLMM 500)")
     p.add_argument("--chains", type=int, default=4)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--quiet", action="store_true", help="no progress bar, less output")

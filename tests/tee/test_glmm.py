@@ -187,6 +187,23 @@ def test_binomial_input_errors():
         bt.validate_design(df, outcome="score", item="item", family="poisson")
 
 
+def test_the_glmm_samples_longer_and_tunes_shorter_by_default(monkeypatch):
+    seen = []
+
+    def fake_sample(model, sampler, chains, tune, draws, *args, **kwargs):
+        seen.append((tune, draws))
+        raise RuntimeError("sampler reached")
+
+    monkeypatch.setattr(bt.tee.fit, "sample", fake_sample)
+    df = _logit_data(0.8, seed=3)
+    roles = dict(outcome="score", item="item", prompt="prompt")
+    for kw in ({"family": "binomial"}, {}, {"family": "binomial", "draws": 300, "tune": 200}):
+        with pytest.raises(RuntimeError, match="sampler reached"):
+            bt.fit_posterior(df, **roles, progressbar=False, **kw)
+    assert seen == [(bt.tee.fit.GLMM_TUNE, bt.tee.fit.GLMM_DRAWS), (1000, 1000), (200, 300)]
+    assert (bt.tee.fit.GLMM_TUNE, bt.tee.fit.GLMM_DRAWS) == (500, 2000)
+
+
 def test_binomial_terms():
     labels = [
         t.label
