@@ -7,6 +7,11 @@ transform's Jacobian) and turn gradients on the SDs and level effects back into 
 ``x``. Prior family codes: 0 half-t, 1 half-normal, 2 half-Cauchy, 3 exponential, 4 gamma
 (:data:`FAMILIES`); their normalising constants come from
 :meth:`~bayes_tee._core.priors.SDPrior.log_normaliser`.
+
+Numba's disk cache of a kernel is invalidated when the kernel's own file changes, not when a
+function it calls from here does: after editing this file in a source checkout, delete the
+cached ``bayes_tee/tee/likelihoods/__pycache__/*.nbi`` and ``*.nbc`` files (a fresh install or
+clone never has stale ones).
 """
 
 from __future__ import annotations
