@@ -8,15 +8,17 @@ dropped; not redistributable, so not bundled). Formula, the same in both:
               + (1|item:temperature) + (1|prompt:temperature) + (1|item:judge)
               + (1|prompt:judge) + (1|item:prompt:temperature:judge)
 
-Each bayes_tee fit runs in its own process at the defaults (4 chains x 1000 draws after 1000
-tuning steps), ``fit s`` from call to return. ``--methods`` picks the likelihoods (``binomial``:
-every effect sampled, the default; ``binomial_quadrature``: the cell effect integrated out) and
-``--priors`` the SD prior presets (the sensitivity of the answer to the prior). glmer (Laplace,
-bobyqa) runs when ``Rscript`` with lme4 is on the PATH and ``--glmer`` is given; otherwise its
+Each bayes_tee fit runs in its own process at the GLMM's defaults (4 chains x 2000 draws after
+500 tuning steps), ``fit s`` from call to return. The LPM-GLMM Spearman compares with the stored
+``models/safety_lpm.nc`` (a fresh LPM fit when it is absent). ``--methods`` picks the likelihoods
+(``binomial``: every effect sampled, the default; ``binomial_quadrature``: the cell effect
+integrated out) and ``--priors`` the SD prior presets (the sensitivity of the answer to the
+prior; ``gamma`` is the boundary-avoiding gamma(2) of Chung et al. 2013 with mode 1 logit).
+glmer (Laplace, bobyqa) runs when ``Rscript`` with lme4 is on the PATH and ``--glmer`` is given; otherwise its
 time measured on this machine (435 s; max|grad| 0.42, "nearly unidentifiable") is printed.
 
     python benchmarks/bench_glmm.py [--methods binomial binomial_quadrature]
-                                    [--priors default half_normal] [--glmer]
+                                    [--priors default half_t_wide half_normal gamma] [--glmer]
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import sys
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "external" / "tee_replication" / "safety_clean.csv"
+LPM = Path(__file__).resolve().parents[1] / "models" / "safety_lpm.nc"
 GLMER_STORED_S = 435.0
 PAPER = {"judge_share": 70.7, "spearman": 0.91}
 
@@ -38,8 +41,10 @@ t0 = time.perf_counter()
 import pandas as pd
 import bayes_tee as bt
 t_import = time.perf_counter() - t0
-path, method, priors, lpm_too = json.loads(sys.argv[1])
+path, method, priors, lpm_path = json.loads(sys.argv[1])
 df = pd.read_csv(path)
+if priors == "gamma":  # the boundary-avoiding gamma(2) of Chung et al. (2013), mode 1 logit
+    priors = bt.priors.PriorSpec("gamma", bt.priors.SDPrior("gamma", 1.0, nu=2.0))
 roles = dict(outcome="outcome", item="item_id", prompt="variant_id", judge="judge_short",
              temperature="temperature", replicate="replication", category="category")
 t = time.perf_counter()
@@ -48,16 +53,18 @@ with warnings.catch_warnings():
     post = bt.fit_posterior(df, **roles, family="binomial", method=method, priors=priors,
                             random_seed=1, progressbar=False)
 fit_s = time.perf_counter() - t
-out = {"method": method, "priors": priors, "import_s": t_import, "fit_s": fit_s,
+out = {"method": method, "import_s": t_import, "fit_s": fit_s, "draws": post.info["draws"],
        "diagnostics": post.diagnostics(), "n_free": post.info["n_free_parameters"]}
+sd = post.idata["posterior"]
+out["sd_item_judge"] = [float(sd["sigma_item_judge"].median()), float(sd["sigma_item"].median())]
 sh = post.shares().set_index("component")
 out["judge_share"] = [float(sh.loc["judge", c]) * 100 for c in ("share_median", "share_low", "share_high")]
-if lpm_too:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        lpm = bt.fit_posterior(df, **roles, random_seed=1, progressbar=False)
-        cmp = lpm.compare(post)
-    out["spearman"] = {k: float(cmp.spearman[k]) for k in ("at_medians", "median", "low", "high")}
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    # the stored LPM (models/safety_lpm.nc, `make paper`) where it exists, else a fit
+    lpm = bt.load(lpm_path) if lpm_path else bt.fit_posterior(df, **roles, random_seed=1, progressbar=False)
+    cmp = lpm.compare(post)
+out["spearman"] = {k: float(cmp.spearman[k]) for k in ("at_medians", "median", "low", "high")}
 print("RESULT " + json.dumps(out, default=float))
 """
 
@@ -76,8 +83,8 @@ print(VarCorr(m), comp = "Variance")
 """
 
 
-def run_fit(method: str, priors: str, lpm_too: bool) -> dict:
-    arg = json.dumps([str(DATA), method, priors, lpm_too])
+def run_fit(method: str, priors: str) -> dict:
+    arg = json.dumps([str(DATA), method, priors, str(LPM) if LPM.exists() else ""])
     res = subprocess.run([sys.executable, "-c", CHILD, arg], capture_output=True, text=True, check=True)
     line = next(ln for ln in res.stdout.splitlines() if ln.startswith("RESULT "))
     return json.loads(line[len("RESULT ") :])
@@ -104,24 +111,24 @@ def main() -> None:
         print(text)
     print(f"lme4::glmer (Laplace, bobyqa): {glmer_s:.0f} s ({note})")
     print(
-        f"{'method':<22}{'priors':<13}{'fit s':>7}{'/glmer':>8}{'R-hat':>8}{'bulk':>7}{'tail':>7}{'div':>5}"
-        f"  judge share % (paper {PAPER['judge_share']})   Spearman (paper {PAPER['spearman']})"
+        f"{'method':<22}{'priors':<13}{'draws':>6}{'fit s':>7}{'/glmer':>8}{'R-hat':>8}{'bulk':>7}{'tail':>7}"
+        f"{'div':>5}  judge share % (paper {PAPER['judge_share']})   Spearman (paper {PAPER['spearman']})"
+        "   SD item:judge, item"
     )
-    first = True
     for method in args.methods:
         for priors in args.priors:
-            r = run_fit(method, priors, lpm_too=first)
+            r = run_fit(method, priors)
             d = r["diagnostics"]
             js = r["judge_share"]
-            sp = r.get("spearman")
-            sp_text = f"{sp['at_medians']:.2f} ({sp['low']:.2f} to {sp['high']:.2f})" if sp else ""
+            sp = r["spearman"]
+            sp_text = f"{sp['at_medians']:.2f} ({sp['low']:.2f} to {sp['high']:.2f})"
+            sds = ", ".join(f"{v:.1f}" for v in r["sd_item_judge"])
             print(
-                f"{method:<22}{priors:<13}{r['fit_s']:>7.0f}{r['fit_s'] / glmer_s:>8.2f}{d['max_rhat']:>8.3f}"
-                f"{d['min_ess_bulk']:>7.0f}{d['min_ess_tail']:>7.0f}{d['divergences']:>5}"
-                f"  {js[0]:.1f} ({js[1]:.1f} to {js[2]:.1f}){'':<14}{sp_text}",
+                f"{method:<22}{priors:<13}{r['draws']:>6}{r['fit_s']:>7.0f}{r['fit_s'] / glmer_s:>8.2f}"
+                f"{d['max_rhat']:>8.3f}{d['min_ess_bulk']:>7.0f}{d['min_ess_tail']:>7.0f}{d['divergences']:>5}"
+                f"  {js[0]:.1f} ({js[1]:.1f} to {js[2]:.1f}){'':<14}{sp_text}{'':<8}{sds}",
                 flush=True,
             )
-            first = False
 
 
 if __name__ == "__main__":
