@@ -96,9 +96,6 @@ class BinomialDensity:
         sds = [priors.for_component(t.label) for t in self.var_terms]
         bases = [lay.bases[t.var_name].ravel() for t in fixed]
         n_cells = len(cells)
-        cell_r = np.zeros((n_cells, len(terms)), dtype=i64)
-        for j, g in enumerate(terms):
-            cell_r[:, j] = g.cell_level
         pidx = [
             np.zeros(0, dtype=i64) if g.parent_index is None else g.parent_index.astype(i64) for g in terms
         ]
@@ -120,12 +117,6 @@ class BinomialDensity:
             "bases": np.concatenate(bases) if bases else np.zeros(0),
             "base_off": np.cumsum([0] + [b.size for b in bases])[:-1].astype(i64),
             "fixed_scale": float(priors.fixed_scale * LOGIT_UNIT),
-            "cell_fix": np.ascontiguousarray(
-                np.column_stack([cells[t.facets[0]].to_numpy() for t in fixed])
-                if fixed
-                else np.zeros((n_cells, 0)),
-                dtype=i64,
-            ),
             "r_off": np.array(
                 [lay.slices[swept_name(g) if g.swept else g.name].start for g in terms], dtype=i64
             ),
@@ -137,8 +128,6 @@ class BinomialDensity:
             "r_parent": np.array([g.parent for g in terms], dtype=i64),
             "r_pidx": np.concatenate(pidx) if pidx else np.zeros(0, dtype=i64),
             "r_pidx_off": np.cumsum([0] + [p.size for p in pidx])[:-1].astype(i64),
-            "r_in_eta": np.array([g.in_eta for g in terms], dtype=np.bool_),
-            "cell_r": cell_r,
             "r_swept": np.array([g.swept for g in terms], dtype=np.bool_),
             "r_bases": np.concatenate(sweeps) if sweeps else np.zeros(0),
             "r_base_off": np.cumsum([0] + [b.size for b in sweeps])[:-1].astype(i64),
@@ -149,11 +138,11 @@ class BinomialDensity:
             "nodes_x": np.sqrt(2.0) * x,
             "nodes_lw": np.log(w) + x**2,
         }
-        # each cell's effects in the kernel's [fixed effects, random effects] vector
+        # each cell's effects in the kernel's [fixed level effects, random effects] vector
         b_start = np.cumsum([0] + [int(v) for v in a["fix_len"]])[:-1]
         e_start = np.cumsum([0] + [len(g.labels) for g in terms])[:-1] + int(a["fix_len"].sum())
-        at = [a["cell_fix"][:, f] + b_start[f] for f in range(len(fixed))]
-        at += [cell_r[:, j] + e_start[j] for j, g in enumerate(terms) if g.in_eta]
+        at = [cells[t.facets[0]].to_numpy() + b_start[f] for f, t in enumerate(fixed)]
+        at += [g.cell_level + e_start[j] for j, g in enumerate(terms) if g.in_eta]
         a["cell_at"] = np.ascontiguousarray(np.column_stack(at) if at else np.zeros((n_cells, 0)), dtype=i64)
         self._args = tuple(a[name] for name in KERNEL_ARGUMENTS)
         self._prob_args = tuple(a[name] for name in PROBABILITY_ARGUMENTS)

@@ -18,12 +18,11 @@ term's parent comes first:
   (the coordinate is the effect) or not (the effect is ``mean + sd * z``);
 - ``r_parent``: the mean its effects are drawn around: ``-1`` zero, ``-2`` the grand mean,
   ``p >= 0`` term ``p``'s effect at level ``r_pidx[r_pidx_off[t] + level]`` (an item's category);
-- ``r_in_eta``: whether the effect enters the linear predictor directly (``cell_r[c, t]`` is the
-  level of cell ``c``); ``mu_in_eta`` likewise for the grand mean;
-- ``cell_at``: the same, flattened for the log density's cell loop: row ``c`` lists where each
-  fixed and random effect of cell ``c``'s linear predictor sits in ``[fixed level effects,
-  random effects]``, so that the loop gathers and scatters through one row (about 1.2x faster on
-  Messing (2026)'s safety layout than looking each term up).
+- ``cell_at``: per cell, where each fixed and random effect of its linear predictor sits in
+  ``[fixed level effects, random effects]`` (a category's effect reaches cells through its
+  items, so it has no column); ``mu_in_eta`` says whether the grand mean enters directly. The
+  cell loops gather and scatter through one row (1.3x faster on Messing (2026)'s safety layout
+  than looking each term up).
 """
 
 from __future__ import annotations
@@ -40,11 +39,6 @@ MAX_NEWTON = 50
 
 _HALF_LOG_PI = 0.5 * np.log(np.pi)
 _HALF_LOG_2PI = 0.5 * np.log(2 * np.pi)
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _softplus(t):  # pragma: no cover - compiled
-    return np.log1p(np.exp(-abs(t))) + max(t, 0.0)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -184,14 +178,22 @@ def _effects(
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _linear_predictor(c, mu, mu_in_eta, betas, b_off, cell_fix, eff, e_off, r_in_eta, cell_r):  # noqa: E501
-    """Cell ``c``'s linear predictor: grand mean (when it enters directly), fixed and random effects."""
-    eta = mu if mu_in_eta else 0.0
-    for f in range(cell_fix.shape[1]):
-        eta += betas[b_off[f] + cell_fix[c, f]]
-    for t in range(r_in_eta.size):
-        if r_in_eta[t]:
-            eta += eff[e_off[t] + cell_r[c, t]]
+def _side_by_side(betas, eff):  # pragma: no cover - compiled
+    """The fixed level effects and the random effects in one vector, as ``cell_at`` indexes them."""
+    vals = np.empty(betas.size + eff.size)
+    vals[: betas.size] = betas
+    vals[betas.size :] = eff
+    return vals
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _linear_predictor(c, eta0, vals, cell_at):  # pragma: no cover - compiled
+    """Cell ``c``'s linear predictor: ``eta0`` (the grand mean, when it enters directly) plus
+    its fixed and random effects.
+    """
+    eta = eta0
+    for j in range(cell_at.shape[1]):
+        eta += vals[cell_at[c, j]]
     return eta
 
 
@@ -273,16 +275,12 @@ def binomial_logp_grad(
     n_cells = successes.size
     n_r = r_off.size
     n_b = betas.size
-    vals = np.empty(n_b + eff.size)
-    vals[:n_b] = betas
-    vals[n_b:] = eff
+    vals = _side_by_side(betas, eff)
     g_vals = np.zeros(vals.size)
     m = cell_at.shape[1]
     eta0 = mu if mu_in_eta else 0.0
     for c in range(n_cells):
-        eta = eta0
-        for j in range(m):
-            eta += vals[cell_at[c, j]]
+        eta = _linear_predictor(c, eta0, vals, cell_at)
         k, n = successes[c], trials[c]
         if cell_sd >= 0:
             ll, ge, gs, _ = cell_quadrature(k, n, eta, sd[cell_sd], nodes_x, nodes_lw)
@@ -352,7 +350,6 @@ def cell_probabilities(
     fix_len,
     bases,
     base_off,
-    cell_fix,
     r_off,
     r_len,
     r_sd,
@@ -360,11 +357,10 @@ def cell_probabilities(
     r_parent,
     r_pidx,
     r_pidx_off,
-    r_in_eta,
-    cell_r,
     r_swept,
     r_bases,
     r_base_off,
+    cell_at,
     successes,
     trials,
     cell_sd,
@@ -376,13 +372,15 @@ def cell_probabilities(
     """
     sd = np.exp(x[:n_var])
     mu = x[n_var]
-    betas, _, _, b_off = fixed_prior(x, fix_off, fix_len, bases, base_off, 1.0)
-    eff, e_off, _, shift = _effects(
+    betas = fixed_prior(x, fix_off, fix_len, bases, base_off, 1.0)[0]
+    eff, _, _, shift = _effects(
         x, sd, mu, r_off, r_len, r_sd, r_centred, r_parent, r_pidx, r_pidx_off, r_swept, r_bases, r_base_off
     )
+    vals = _side_by_side(betas, eff)
+    eta0 = mu if mu_in_eta else 0.0
     out = np.zeros(successes.size)
     for c in range(successes.size):
-        eta = _linear_predictor(c, mu, mu_in_eta, betas, b_off, cell_fix, eff, e_off, r_in_eta, cell_r)
+        eta = _linear_predictor(c, eta0, vals, cell_at)
         if cell_sd >= 0:
             out[c] = cell_quadrature(successes[c], trials[c], eta, sd[cell_sd], nodes_x, nodes_lw)[3]
         else:
