@@ -201,7 +201,7 @@ def test_the_glmm_samples_longer_and_tunes_shorter_by_default(monkeypatch):
         with pytest.raises(RuntimeError, match="sampler reached"):
             bt.fit_posterior(df, **roles, progressbar=False, **kw)
     assert seen == [(bt.tee.fit.GLMM_TUNE, bt.tee.fit.GLMM_DRAWS), (1000, 1000), (200, 300)]
-    assert (bt.tee.fit.GLMM_TUNE, bt.tee.fit.GLMM_DRAWS) == (500, 2000)
+    assert (bt.tee.fit.GLMM_TUNE, bt.tee.fit.GLMM_DRAWS) == (500, 4000)
 
 
 def test_binomial_terms():

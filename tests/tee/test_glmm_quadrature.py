@@ -16,7 +16,7 @@ from scipy.optimize import minimize_scalar
 from scipy.special import expit, gammaln
 
 import bayes_tee as bt
-from bayes_tee.tee.likelihoods.binomial import binomial_model, glmm_terms
+from bayes_tee.tee.likelihoods.binomial import binomial_model, fixed_through_terms, glmm_terms
 from bayes_tee.tee.likelihoods.binomial_density import BinomialDensity
 from bayes_tee.tee.likelihoods.binomial_kernel import cell_quadrature
 from bayes_tee.tee.likelihoods.quadrature import NODES, cell_marginal
@@ -128,8 +128,26 @@ def _binary(seed: int, drop: float = 0.0, replicates: int = 3, categories: bool 
     return df
 
 
+def _crossed(seed: int = 6, replicates: int = 6, cell: float = 0.3) -> pd.DataFrame:
+    """Rates near one half and a strong prompt x judge term: every prompt x judge level pinned."""
+    return bt.simulate.tee_dgp(
+        n_items=20,
+        n_prompts=3,
+        n_judges=2,
+        n_temperatures=1,
+        n_replicates=replicates,
+        n_categories=4,
+        components={"item": 1.0, "item:judge": 0.5, "cell": cell, "prompt": 0.3, "prompt:judge": 1.0},
+        judge_effects=[-0.5, 0.5],
+        mu=0.0,
+        outcome="logit",
+        random_seed=seed,
+    )
+
+
 LAYOUTS = {
     "balanced": lambda: _binary(1),
+    "prompt x judge centred on its main effects": _crossed,
     "calls lost and cells empty": lambda: _binary(2, drop=0.3),
     "no categories": lambda: _binary(3, categories=False),
     "one call per cell": lambda: _binary(4, replicates=1),
@@ -184,7 +202,7 @@ def test_centring_per_level_follows_the_data():
         if g.term.label == "cell":
             assert not g.centred.any()
         if g.swept:
-            assert len(g.labels) <= 30 and not g.centred.any()
+            assert len(g.labels) <= 30 and not g.centred.any() and not g.crossed
             continue
         k_l = np.bincount(g.cell_level, k, minlength=len(g.labels))
         n_l = np.bincount(g.cell_level, d.cells["n"].to_numpy(), minlength=len(g.labels))
@@ -193,3 +211,48 @@ def test_centring_per_level_follows_the_data():
     names = [g.name for g in glmm_terms(d)]
     assert names.index("u_category") < names.index("u_item")  # parents first
     assert "u_cell" in names and "u_cell" not in [g.name for g in glmm_terms(d, sample_cell=False)]
+
+
+def test_items_reach_the_data_through_their_widest_interaction():
+    """The item x judge effects are drawn around their item's (a centred level's coordinate is
+    the sum the data pin down), and the item effect enters no cell directly.
+    """
+    d = _design(_binary(5))
+    terms = glmm_terms(d)
+    at = {g.term.label: j for j, g in enumerate(terms)}
+    item, pairs = terms[at["item"]], terms[at["item:judge"]]
+    assert not item.in_eta and pairs.in_eta and pairs.parent == at["item"] < at["item:judge"]
+    # each item x judge level points at its own item
+    np.testing.assert_array_equal(pairs.parent_index[pairs.cell_level], item.cell_level)
+    assert pairs.centred.any() and not pairs.centred.all()  # per level, as the data say
+    assert all(terms[at[t]].parent == -1 for t in ("item:prompt", "prompt:judge") if t in at)
+
+
+def test_a_pinned_few_level_interaction_is_centred_on_its_main_effects():
+    """Prompt x judge with every level pinned by its data is centred on the judge's fixed effect
+    plus the prompt's; a weak one (the other layouts) stays non-centred around zero.
+    """
+    d = _design(_crossed())
+    terms = glmm_terms(d)
+    at = {g.term.label: j for j, g in enumerate(terms)}
+    pj = terms[at["prompt:judge"]]
+    assert pj.swept and pj.centred.all()
+    kinds = {kind: (p, index) for kind, p, index in pj.crossed}
+    assert set(kinds) == {"fixed", "random"} and kinds["random"][0] == at["prompt"]
+    assert not terms[at["prompt"]].in_eta and fixed_through_terms(terms) == {0}
+    # each level points at its own prompt and judge
+    cells = d.cells
+    np.testing.assert_array_equal(kinds["random"][1][pj.cell_level], cells["prompt"].to_numpy())
+    np.testing.assert_array_equal(kinds["fixed"][1][pj.cell_level], cells["judge"].to_numpy())
+    weak = glmm_terms(_design(_binary(5)))
+    assert not any(g.crossed for g in weak)
+
+
+def test_the_cell_effect_is_never_centred():
+    """Even cells of many calls with both outcomes, which pin their effect, stay non-centred."""
+    d = _design(_crossed(replicates=40, cell=3.0))
+    k, n = np.round(d.cells["mean"] * d.cells["n"]).to_numpy(), d.cells["n"].to_numpy()
+    p = (k + 0.5) / (n + 1)
+    assert ((k > 0) & (k < n) & (n * p * (1 - p) * 3.0 > 5)).sum() > 20  # precise cells exist
+    cell = next(g for g in glmm_terms(d) if g.term.label == "cell")
+    assert not cell.centred.any()

@@ -13,7 +13,7 @@ model as a numba density (:mod:`.binomial_density`), which the tests hold equal 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pymc as pm
@@ -49,6 +49,15 @@ INTERCEPT_UNIT = 2.5
 FEW_LEVELS = 30
 
 
+#: A few-level two-way term is centred on its main effects (:func:`glmm_terms`) only when every
+#: level's data are this many times more precise than the effects' rough spread: its SD is
+#: estimated from few levels and may be 3x smaller than the rough estimate, which divides the
+#: ratio by 9, and a level no longer pinned there would put a centred funnel in the posterior
+#: (the 94%-safe pilot of notebook 02, ratio 1.1, then diverged 59 times in 8,000 draws; the
+#: safety data's prompt x judge has 22).
+CROSSED_PRECISION = 10.0
+
+
 @dataclass(frozen=True)
 class GlmmTerm:
     """One random-effect vector of the GLMM, as the PyMC model and the numba density share it.
@@ -77,6 +86,12 @@ class GlmmTerm:
         Non-centred with its mean direction swept into the intercept: the coordinates ``w`` give
         the effects ``mean + sd * B w[1:]`` (``B`` the zero-sum basis) and move the grand mean to
         ``intercept - sd * w[0] / sqrt(L)`` (:func:`glmm_terms`).
+    crossed : tuple of (str, int, ndarray)
+        The main effects a swept, centred two-way term is centred on, ``("fixed", f, index)``
+        for the ``f``-th fixed facet and ``("random", p, index)`` for term ``p``, each at
+        ``index[level]``. Its coordinates ``w[1:]`` are then the zero-sum part of its levels'
+        totals, drawn around those main effects, and the main effects reach the linear predictor
+        only through it (:func:`glmm_terms`).
     """
 
     term: Term
@@ -89,6 +104,7 @@ class GlmmTerm:
     in_eta: bool
     centred: np.ndarray
     swept: bool = False
+    crossed: tuple[tuple[str, int, np.ndarray], ...] = ()
 
 
 def glmm_terms(design: Design, *, sample_cell: bool = True) -> list[GlmmTerm]:
@@ -100,18 +116,40 @@ def glmm_terms(design: Design, *, sample_cell: bool = True) -> list[GlmmTerm]:
     (hierarchical centring, Gelfand, Sahu & Carlin 1995), so the grand mean enters the linear
     predictor through the items. Every other term is drawn around zero.
 
-    Centring is chosen per level (partial non-centring, Papaspiliopoulos, Roberts & Skold
-    2007): a level whose calls include both outcomes pins its effect down and is centred; a
-    level whose calls are all successes (or all failures) only bounds its effect on one side,
-    its posterior is its prior's tail, and it is non-centred. Under near-separation (half of
-    the items SAFE in all of their calls) neither choice per term suits both kinds of level.
-    Terms with at most :data:`FEW_LEVELS` levels are non-centred throughout (their SD is
-    weakly identified whatever the data per level) and swept: the mean of their L effects is
-    confounded with the grand mean (only their sum reaches the data), which under a wide SD
-    leaves NUTS a long ridge between the two. The sampled intercept is the sum, and the effects'
-    mean direction (``sd * w[0] / sqrt(L)``, prior ``w[0] ~ N(0, 1)``) moves only the grand mean
-    ``mu = intercept - sum of the mean directions``, whose prior is unchanged. It is the same
-    model, rotated and sheared (unit Jacobian).
+    Centring is chosen per level (partial non-centring, Papaspiliopoulos, Roberts & Skold 2007):
+    a level whose calls include both outcomes pins its effect down and is centred; a level whose
+    calls are all successes (or all failures) only bounds its effect on one side, its posterior
+    is its prior's tail, and it is non-centred. Under near-separation (half of the items SAFE in
+    all of their calls) neither choice per term suits both kinds of level. The cell effect is
+    non-centred at every level: a cell's few calls rarely pin it, and centring the few cells
+    that are pinned (6% of the safety data's) tied sigma_cell to them (its bulk ESS 199 of 8,000
+    draws, against 750 with every cell non-centred). Terms with at most :data:`FEW_LEVELS`
+    levels are non-centred throughout (their SD is weakly identified whatever the data per
+    level) and swept: the mean of their L effects is confounded with the grand mean (only their
+    sum reaches the data), which under a wide SD leaves NUTS a long ridge between the two. The
+    sampled intercept is the sum, and the effects' mean direction (``sd * w[0] / sqrt(L)``,
+    prior ``w[0] ~ N(0, 1)``) moves only the grand mean ``mu = intercept - sum of the mean
+    directions``, whose prior is unchanged. It is the same model, rotated and sheared (unit
+    Jacobian).
+
+    Two more hierarchical centrings remove the ridges that the Hessian of Messing (2026)'s
+    safety posterior shows as its stiffest directions (the Hessian whitened by the posterior
+    SDs, as a diagonal mass matrix sees it: eigenvalues 600-1,200, and 110-130 at most once
+    both are in place):
+
+    - **Items through their widest nested interaction.** For an item whose calls under one judge
+      include both outcomes while the other judges' are all SAFE, the data pin the sum of the
+      item effect and that item x judge effect, not either alone. The item-nested two-way term
+      with the largest rough SD (item x judge there) is drawn around its item's effect, so a
+      centred level's coordinate is that sum, and the item reaches the linear predictor only
+      through it.
+    - **Few-level two-way terms around their main effects.** When every level of a swept
+      two-way term (prompt x judge: 15 levels of about 3,400 calls) is pinned by its data
+      (:data:`CROSSED_PRECISION`), its coordinates ``w[1:]`` are the zero-sum part of the level
+      totals, drawn around the sum of its two main effects (a fixed facet's zero-sum effects, or
+      a swept random term's deviations; both sum to zero over a complete crossing). The main
+      effects then reach the linear predictor only through it, instead of trading off against
+      its margins.
 
     Examples
     --------
@@ -128,15 +166,16 @@ def glmm_terms(design: Design, *, sample_cell: bool = True) -> list[GlmmTerm]:
     est = anova_estimates(design, fill_missing=True)
     sd_hat = {label: np.sqrt(max(est.get(label, 0.0), 0.0)) / (p_bar * (1 - p_bar)) for label in random}
 
-    def centred(t: Term, idx: np.ndarray, n_levels: int) -> np.ndarray:  # per level
+    def pinned(t: Term, idx: np.ndarray, n_levels: int, ratio: float = 1.0) -> np.ndarray:  # per level
         k_l = np.bincount(idx, k, minlength=n_levels)
         n_l = np.bincount(idx, n, minlength=n_levels)
         p_l = (k_l + 0.5) / (n_l + 1.0)
         # both outcomes seen, and the level's data more precise than the effects' spread
-        c = (k_l > 0) & (k_l < n_l) & (n_l * p_l * (1 - p_l) * sd_hat[t.label] ** 2 > 1.0)
-        if n_levels <= FEW_LEVELS:  # swept and non-centred (see above)
-            c[:] = False
-        return c
+        return (k_l > 0) & (k_l < n_l) & (n_l * p_l * (1 - p_l) * sd_hat[t.label] ** 2 > ratio)
+
+    def centred(t: Term, idx: np.ndarray, n_levels: int) -> np.ndarray:  # per level
+        # few-level terms are swept and non-centred, the cell effect is non-centred (see above)
+        return pinned(t, idx, n_levels) & (n_levels > FEW_LEVELS) & (t.label != "cell")
 
     out: list[GlmmTerm] = []
     if "category" in random and "item" in random:
@@ -170,7 +209,68 @@ def glmm_terms(design: Design, *, sample_cell: bool = True) -> list[GlmmTerm]:
                 t, f"u_{t.key}", dim, labels, idx, parent, pidx, True, centred(t, idx, len(labels)), swept
             )
         )
+    _items_through_interaction(out, sd_hat)
+    fixed = [t for t in design.terms if t.kind == "fixed"]
+    for j in sorted(range(len(out)), key=lambda j: -sd_hat[out[j].term.label]):
+        g = out[j]
+        pins = g.swept and len(g.term.facets) == 2
+        if pins and pinned(g.term, g.cell_level, len(g.labels), CROSSED_PRECISION).all():
+            _centre_on_main_effects(out, j, design, fixed)
     return out  # parents first: a category term precedes the items drawn around it
+
+
+def _items_through_interaction(out: list[GlmmTerm], sd_hat: dict[str, float]) -> None:
+    """Draw the widest item-nested two-way term around its item's effect (:func:`glmm_terms`)."""
+    at = {g.term.label: j for j, g in enumerate(out)}
+    nested = [
+        j
+        for j, g in enumerate(out)
+        if len(g.term.facets) == 2 and "item" in g.term.facets and g.parent == -1 and not g.swept
+    ]
+    if "item" not in at or not nested:
+        return
+    j, i = max(nested, key=lambda j: sd_hat[out[j].term.label]), at["item"]
+    index = np.zeros(len(out[j].labels), dtype=np.int64)
+    index[out[j].cell_level] = out[i].cell_level
+    out[j] = replace(out[j], parent=i, parent_index=index)
+    out[i] = replace(out[i], in_eta=False)
+
+
+def _centre_on_main_effects(out: list[GlmmTerm], j: int, design: Design, fixed: list[Term]) -> None:
+    """Centre the swept two-way term ``out[j]`` on its two main effects when both are free: a
+    fixed facet not yet reached through another term, or a swept random main term still in the
+    linear predictor; the crossing must be complete (:func:`glmm_terms`).
+    """
+    g = out[j]
+    a, b = g.term.facets
+    if len(g.labels) != len(design.levels[a]) * len(design.levels[b]):
+        return
+    taken = {(kind, p) for h in out for kind, p, _ in h.crossed}
+    crossed = []
+    for f in (a, b):
+        index = np.zeros(len(g.labels), dtype=np.int64)
+        index[g.cell_level] = design.cells[f].to_numpy()
+        fix = [m for m, t in enumerate(fixed) if t.facets == (f,)]
+        main = [
+            p for p, h in enumerate(out) if h.term.facets == (f,) and h.swept and h.in_eta and h.parent == -1
+        ]
+        if fix and ("fixed", fix[0]) not in taken:
+            crossed.append(("fixed", fix[0], index))
+        elif main:
+            crossed.append(("random", main[0], index))
+    if len(crossed) < 2:
+        return
+    out[j] = replace(g, centred=np.ones(len(g.labels), dtype=bool), crossed=tuple(crossed))
+    for kind, p, _ in crossed:
+        if kind == "random":
+            out[p] = replace(out[p], in_eta=False)
+
+
+def fixed_through_terms(terms: list[GlmmTerm]) -> set[int]:
+    """Fixed facets (by position among the design's fixed terms) that reach the linear predictor
+    only through a crossed term (:attr:`GlmmTerm.crossed`).
+    """
+    return {p for g in terms for kind, p, _ in g.crossed if kind == "fixed"}
 
 
 def swept_name(g: GlmmTerm) -> str:
@@ -215,15 +315,24 @@ def binomial_model(
     with pm.Model(coords=coords(design)) as model:
         sig = {t.label: priors.for_component(t.label).build(t.var_name, LOGIT_UNIT) for t in random}
         terms = glmm_terms(design, sample_cell=not integrate)
-        # the swept terms' coordinates, and the grand mean they shift (glmm_terms)
-        w = {}
-        for g in terms:
+        fixed = [t for t in design.terms if t.kind == "fixed"]
+        fixed_eff = [fixed_effect(design, priors, t, LOGIT_UNIT) for t in fixed]
+        # the swept terms' coordinates and deviations, and the grand mean they shift (glmm_terms)
+        w, dev = {}, {}
+        for j, g in enumerate(terms):
             if g.swept:
                 dim = swept_dim(g)
                 model.add_coord(dim, swept_labels(g))
+                basis = zerosum_basis(len(g.labels))
                 rest = sig[g.term.label] if g.centred[0] else 1.0
                 scale = pt.concatenate([pt.ones(1), pt.full(len(g.labels) - 1, rest)])
-                w[g.name] = pm.Normal(swept_name(g), 0.0, scale, dims=dim)
+                centre = 0.0
+                if g.crossed:  # around the zero-sum part of its main effects' sum
+                    main = sum((fixed_eff[p] if kind == "fixed" else dev[p])[i] for kind, p, i in g.crossed)
+                    centre = pt.concatenate([pt.zeros(1), pt.dot(basis.T, main)])
+                w[g.name] = pm.Normal(swept_name(g), centre, scale, dims=dim)
+                d = pt.dot(basis, w[g.name][1:])
+                dev[j] = d if g.centred[0] else sig[g.term.label] * d
         shift = sum(
             (sig[g.term.label] * w[g.name][0] / np.sqrt(len(g.labels)) for g in terms if g.swept), 0.0
         )
@@ -235,7 +344,7 @@ def binomial_model(
         pm.Deterministic("mu", intercept - shift)
         effects: list[pt.TensorVariable] = []
         mu_in_eta = True
-        for g in terms:
+        for j, g in enumerate(terms):
             mean = (
                 0.0
                 if g.parent == -1
@@ -244,9 +353,7 @@ def binomial_model(
             mu_in_eta = mu_in_eta and g.parent != -2
             s = sig[g.term.label]
             if g.swept:
-                basis = zerosum_basis(len(g.labels))
-                dev = pt.dot(basis, w[g.name][1:])
-                effects.append(mean + (dev if g.centred[0] else s * dev))
+                effects.append(mean + dev[j])
                 continue
             if g.dim not in model.coords:
                 model.add_coord(g.dim, g.labels)
@@ -254,9 +361,10 @@ def binomial_model(
             raw = pm.Normal(g.name, pt.where(c, mean, 0.0), pt.where(c, s, 1.0), dims=g.dim)
             effects.append(pt.where(c, raw, mean + s * raw))
         eta = intercept if mu_in_eta else pt.zeros(len(cells))
-        for t in design.terms:
-            if t.kind == "fixed":
-                eta = eta + fixed_effect(design, priors, t, LOGIT_UNIT)[cells[t.facets[0]].to_numpy()]
+        through = fixed_through_terms(terms)
+        for f, t in enumerate(fixed):
+            if f not in through:
+                eta = eta + fixed_eff[f][cells[t.facets[0]].to_numpy()]
         for g, e in zip(terms, effects):
             if g.in_eta:
                 eta = eta + e[g.cell_level]

@@ -35,6 +35,7 @@ from .binomial import (
     INTERCEPT_UNIT,
     LOGIT_UNIT,
     binomial_data,
+    fixed_through_terms,
     glmm_terms,
     swept_dim,
     swept_labels,
@@ -141,7 +142,19 @@ class BinomialDensity:
         # each cell's effects in the kernel's [fixed level effects, random effects] vector
         b_start = np.cumsum([0] + [int(v) for v in a["fix_len"]])[:-1]
         e_start = np.cumsum([0] + [len(g.labels) for g in terms])[:-1] + int(a["fix_len"].sum())
-        at = [cells[t.facets[0]].to_numpy() + b_start[f] for f, t in enumerate(fixed)]
+        start = {"fixed": b_start, "random": e_start}
+        # per level of a crossed term, where its main effects sit in that vector
+        xpos = [
+            np.column_stack([start[kind][p] + index for kind, p, index in g.crossed]).ravel()
+            if g.crossed
+            else np.zeros(0, dtype=i64)
+            for g in terms
+        ]
+        a["r_xn"] = np.array([len(g.crossed) for g in terms], dtype=i64)
+        a["r_xoff"] = np.cumsum([0] + [p.size for p in xpos])[:-1].astype(i64)
+        a["r_xpos"] = np.concatenate(xpos).astype(i64) if xpos else np.zeros(0, dtype=i64)
+        through = fixed_through_terms(terms)
+        at = [cells[t.facets[0]].to_numpy() + b_start[f] for f, t in enumerate(fixed) if f not in through]
         at += [g.cell_level + e_start[j] for j, g in enumerate(terms) if g.in_eta]
         a["cell_at"] = np.ascontiguousarray(np.column_stack(at) if at else np.zeros((n_cells, 0)), dtype=i64)
         self._args = tuple(a[name] for name in KERNEL_ARGUMENTS)

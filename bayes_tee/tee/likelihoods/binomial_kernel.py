@@ -17,10 +17,16 @@ term's parent comes first:
 - ``r_sd``: which SD scales it; ``r_centred`` (per level, concatenated over terms): centred
   (the coordinate is the effect) or not (the effect is ``mean + sd * z``);
 - ``r_parent``: the mean its effects are drawn around: ``-1`` zero, ``-2`` the grand mean,
-  ``p >= 0`` term ``p``'s effect at level ``r_pidx[r_pidx_off[t] + level]`` (an item's category);
+  ``p >= 0`` term ``p``'s effect at level ``r_pidx[r_pidx_off[t] + level]`` (an item's category, an item x
+  judge effect's item);
+- ``r_xn, r_xoff, r_xpos``: for a swept two-way term centred on its main effects
+  (:attr:`~bayes_tee.tee.likelihoods.binomial.GlmmTerm.crossed`), per level, where those
+  ``r_xn[t]`` effects sit in ``[fixed level effects, random effects]``; its coordinates ``w[1:]``
+  are drawn around the zero-sum part of their sum, and its gradient flows back to them;
 - ``cell_at``: per cell, where each fixed and random effect of its linear predictor sits in
   ``[fixed level effects, random effects]`` (a category's effect reaches cells through its
-  items, so it has no column); ``mu_in_eta`` says whether the grand mean enters directly. The
+  items, an item's through its item x judge effects, a crossed term's main effects through
+  it, so they have no column); ``mu_in_eta`` says whether the grand mean enters directly. The
   cell loops gather and scatter through one row (1.3x faster on Messing (2026)'s safety layout
   than looking each term up).
 """
@@ -126,8 +132,38 @@ def cell_quadrature(k, n, eta, sd, nodes_x, nodes_lw):  # pragma: no cover - com
 
 
 @numba.njit(cache=True, nogil=True)
+def _crossed_mean(t, L, betas, eff, r_xoff, r_xn, r_xpos):  # pragma: no cover - compiled
+    """Per level of crossed term ``t``, the sum of the main effects it is centred on (positions
+    in ``[betas, eff]``).
+    """
+    nb = betas.size
+    m = np.zeros(L)
+    for lev in range(L):
+        for q in range(r_xn[t]):
+            pos = r_xpos[r_xoff[t] + lev * r_xn[t] + q]
+            m[lev] += betas[pos] if pos < nb else eff[pos - nb]
+    return m
+
+
+@numba.njit(cache=True, nogil=True)
 def _effects(
-    x, sd, intercept, r_off, r_len, r_sd, r_centred, r_parent, r_pidx, r_pidx_off, r_swept, bases, r_base_off
+    x,
+    sd,
+    intercept,
+    betas,
+    r_off,
+    r_len,
+    r_sd,
+    r_centred,
+    r_parent,
+    r_pidx,
+    r_pidx_off,
+    r_swept,
+    bases,
+    r_base_off,
+    r_xoff,
+    r_xn,
+    r_xpos,
 ):  # pragma: no cover - compiled
     """Each random term's effects (concatenated, offsets ``e_off``), their log prior, and the
     swept terms' mean directions ``shift`` (the grand mean is ``intercept - shift``).
@@ -156,6 +192,8 @@ def _effects(
             shift += s * w[0] / np.sqrt(L)
             logp += -0.5 * w[0] * w[0] - L * _HALF_LOG_2PI
             if r_centred[e_off[t]]:
+                if r_xn[t] > 0:  # around the zero-sum part of its main effects' sum
+                    rest = rest - _crossed_mean(t, L, betas, eff, r_xoff, r_xn, r_xpos) @ B
                 logp += -0.5 * (rest @ rest) / (s * s) - (L - 1) * np.log(s)
             else:
                 logp += -0.5 * (rest @ rest)
@@ -226,6 +264,11 @@ def binomial_logp_grad(
     r_swept,
     r_bases,
     r_base_off,
+    # crossed terms: per level, r_xn[t] positions in [fixed level effects, random effects] of
+    # the main effects it is centred on, from r_xpos[r_xoff[t]]
+    r_xoff,
+    r_xn,
+    r_xpos,
     # per cell, where each fixed and random effect of its linear predictor sits in the
     # kernel's vector [fixed level effects, random effects] (the latter in term order)
     cell_at,
@@ -250,6 +293,7 @@ def binomial_logp_grad(
         x,
         sd,
         intercept,
+        betas,
         r_off,
         r_len,
         r_sd,
@@ -260,6 +304,9 @@ def binomial_logp_grad(
         r_swept,
         r_bases,
         r_base_off,
+        r_xoff,
+        r_xn,
+        r_xpos,
     )
     logp += lp_eff
     # the grand mean's prior, at mu = intercept - shift
@@ -312,6 +359,16 @@ def binomial_logp_grad(
             grad[o] = -x[o] - g_prior_mu * s / np.sqrt(L)
             g_sd[j] -= g_prior_mu * x[o] / np.sqrt(L)
             if r_centred[e_off[t]]:
+                if r_xn[t] > 0:  # the prior's pull on the main effects it is centred on
+                    w_rest = w_rest - _crossed_mean(t, L, betas, eff, r_xoff, r_xn, r_xpos) @ B
+                    g_main = B @ w_rest / (s * s)
+                    for lev in range(L):
+                        for q in range(r_xn[t]):
+                            pos = r_xpos[r_xoff[t] + lev * r_xn[t] + q]
+                            if pos < n_b:
+                                g_betas[pos] += g_main[lev]
+                            else:
+                                g_eff[pos - n_b] += g_main[lev]
                 grad[o + 1 : o + L] = gb - w_rest / (s * s)
                 g_sd[j] += (w_rest @ w_rest) / (s * s * s) - (L - 1) / s
             else:
@@ -360,6 +417,9 @@ def cell_probabilities(
     r_swept,
     r_bases,
     r_base_off,
+    r_xoff,
+    r_xn,
+    r_xpos,
     cell_at,
     successes,
     trials,
@@ -374,7 +434,23 @@ def cell_probabilities(
     mu = x[n_var]
     betas = fixed_prior(x, fix_off, fix_len, bases, base_off, 1.0)[0]
     eff, _, _, shift = _effects(
-        x, sd, mu, r_off, r_len, r_sd, r_centred, r_parent, r_pidx, r_pidx_off, r_swept, r_bases, r_base_off
+        x,
+        sd,
+        mu,
+        betas,
+        r_off,
+        r_len,
+        r_sd,
+        r_centred,
+        r_parent,
+        r_pidx,
+        r_pidx_off,
+        r_swept,
+        r_bases,
+        r_base_off,
+        r_xoff,
+        r_xn,
+        r_xpos,
     )
     vals = _side_by_side(betas, eff)
     eta0 = mu if mu_in_eta else 0.0
