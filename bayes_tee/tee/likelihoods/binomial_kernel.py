@@ -20,7 +20,7 @@ term's parent comes first:
   ``p >= 0`` term ``p``'s effect at level ``r_pidx[r_pidx_off[t] + level]`` (an item's category, an item x
   judge effect's item);
 - ``r_xn, r_xoff, r_xpos``: for a swept two-way term centred on its main effects
-  (:attr:`~bayes_tee.tee.likelihoods.binomial.GlmmTerm.crossed`), per level, where those
+  (``GlmmTerm.crossed`` in ``bayes_tee.tee.likelihoods.binomial``), per level, where those
   ``r_xn[t]`` effects sit in ``[fixed level effects, random effects]``; its coordinates ``w[1:]``
   are drawn around the zero-sum part of their sum, and its gradient flows back to them;
 - ``cell_at``: per cell, where each fixed and random effect of its linear predictor sits in
