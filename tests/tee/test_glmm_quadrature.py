@@ -213,11 +213,28 @@ def test_centring_per_level_follows_the_data():
     assert "u_cell" in names and "u_cell" not in [g.name for g in glmm_terms(d, sample_cell=False)]
 
 
+def _judged(n_judges: int, item_judge: float) -> pd.DataFrame:
+    """Items of 10 replicates under 3 prompts per judge, rates near one half: levels pinned."""
+    return bt.simulate.tee_dgp(
+        n_items=60 if n_judges > 2 else 40,
+        n_prompts=3,
+        n_judges=n_judges,
+        n_temperatures=1,
+        n_replicates=10,
+        n_categories=4,
+        components={"item": 9.0, "item:judge": item_judge, "cell": 0.1},
+        judge_effects=list(np.linspace(-0.3, 0.3, n_judges)),
+        mu=0.0,
+        outcome="logit",
+        random_seed=7,
+    )
+
+
 def test_items_reach_the_data_through_their_widest_interaction():
     """The item x judge effects are drawn around their item's (a centred level's coordinate is
     the sum the data pin down), and the item effect enters no cell directly.
     """
-    d = _design(_binary(5))
+    d = _design(_judged(n_judges=2, item_judge=9.0))
     terms = glmm_terms(d)
     at = {g.term.label: j for j, g in enumerate(terms)}
     item, pairs = terms[at["item"]], terms[at["item:judge"]]
@@ -226,6 +243,30 @@ def test_items_reach_the_data_through_their_widest_interaction():
     np.testing.assert_array_equal(pairs.parent_index[pairs.cell_level], item.cell_level)
     assert pairs.centred.any() and not pairs.centred.all()  # per level, as the data say
     assert all(terms[at[t]].parent == -1 for t in ("item:prompt", "prompt:judge") if t in at)
+
+
+def test_an_item_is_centred_only_where_its_judges_pin_it():
+    """An item reached through its item x judge effects is pinned by them, not by its calls: one
+    judge always flagging it and the other never (both outcomes in its calls, but each child at
+    a boundary) tells the item nothing two-sided, so it is non-centred; items whose judges'
+    calls are mixed are centred as before.
+    """
+    df = _judged(n_judges=4, item_judge=0.1)
+    split = df["item"].isin(df["item"].unique()[:3])
+    df.loc[split, "score"] = (df.loc[split, "judge"] == df["judge"].unique()[0]).astype(int)
+    d = _design(df)
+    terms = glmm_terms(d)
+    at = {g.term.label: j for j, g in enumerate(terms)}
+    item, pairs = terms[at["item"]], terms[at["item:judge"]]
+    labels = np.asarray(item.labels)
+    k = np.round(d.cells["mean"] * d.cells["n"]).to_numpy()
+    k_i = np.bincount(item.cell_level, k, minlength=len(labels))
+    n_i = np.bincount(item.cell_level, d.cells["n"].to_numpy(), minlength=len(labels))
+    is_split = np.isin(labels, df.loc[split, "item"].astype(str).unique())
+    assert ((k_i > 0) & (k_i < n_i))[is_split].all()  # both outcomes in every split item's calls
+    assert not item.centred[is_split].any()
+    assert not pairs.centred[np.isin(pairs.parent_index, np.flatnonzero(is_split))].any()
+    assert item.centred[~is_split].any()
 
 
 def test_a_pinned_few_level_interaction_is_centred_on_its_main_effects():

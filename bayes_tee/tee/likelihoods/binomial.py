@@ -13,6 +13,7 @@ model as a numba density (:mod:`.binomial_density`), which the tests hold equal 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -49,12 +50,22 @@ INTERCEPT_UNIT = 2.5
 FEW_LEVELS = 30
 
 
+#: A level is centred (:func:`glmm_terms`) only when its data are this many times more precise
+#: than the effects' rough spread (``n p (1 - p) * sd_hat**2``), so that it stays pinned if the
+#: SD is half the rough estimate. The rough SD (a moment estimate over the logistic's slope) is
+#: that far off either way: 0.42 against a posterior median of 0.20 for item x prompt in
+#: notebook 02's 94%-safe pilot (seed-13 data), 1.86 against 4.6 for the safety data's items.
+#: At ratio 1 that pilot centred 6% of its item x prompt levels and they funnelled where
+#: sigma_item_prompt's posterior reaches below the rough value (332 divergences in 16,000
+#: draws, bulk ESS 124); at 4 it diverged once, with ESS 785. At 10 no item of the propaganda
+#: pilot stays centred and its ESS falls to 130. The safety data pass their checks at 1 and 4.
+PINNED_PRECISION = 4.0
+
 #: A few-level two-way term is centred on its main effects (:func:`glmm_terms`) only when every
 #: level's data are this many times more precise than the effects' rough spread: its SD is
 #: estimated from few levels and may be 3x smaller than the rough estimate, which divides the
-#: ratio by 9, and a level no longer pinned there would put a centred funnel in the posterior
-#: (the 94%-safe pilot of notebook 02, ratio 1.1, then diverged 59 times in 8,000 draws; the
-#: safety data's prompt x judge has 22).
+#: ratio by 9 (the 94%-safe pilot of notebook 02, ratio 1.1, then diverged 59 times in 8,000
+#: draws; the safety data's prompt x judge has 22).
 CROSSED_PRECISION = 10.0
 
 
@@ -117,7 +128,8 @@ def glmm_terms(design: Design, *, sample_cell: bool = True) -> list[GlmmTerm]:
     predictor through the items. Every other term is drawn around zero.
 
     Centring is chosen per level (partial non-centring, Papaspiliopoulos, Roberts & Skold 2007):
-    a level whose calls include both outcomes pins its effect down and is centred; a level whose
+    a level whose calls include both outcomes pins its effect down and is centred, when its data
+    are :data:`PINNED_PRECISION` times more precise than the effects' rough spread; a level whose
     calls are all successes (or all failures) only bounds its effect on one side, its posterior
     is its prior's tail, and it is non-centred. Under near-separation (half of the items SAFE in
     all of their calls) neither choice per term suits both kinds of level. The cell effect is
@@ -142,7 +154,13 @@ def glmm_terms(design: Design, *, sample_cell: bool = True) -> list[GlmmTerm]:
       item effect and that item x judge effect, not either alone. The item-nested two-way term
       with the largest rough SD (item x judge there) is drawn around its item's effect, so a
       centred level's coordinate is that sum, and the item reaches the linear predictor only
-      through it.
+      through it. The item itself is then centred only where those children pin it (each
+      pinned child tells it its value to within the child's SD plus its own data noise), not
+      where its calls merely include both outcomes: on the safety data the call rule centred
+      46% of the items, most of them seen two-sidedly by one judge alone, and they funnelled
+      where the posterior moves item variance into item x judge (a divergence at sigma_item
+      0.44, its 0.1% quantile, and R-hat 1.011 on sigma_item at another seed); the children's
+      rule centres none and gives sigma_item a bulk ESS of 900-1,400 in 16,000 draws, against 640.
     - **Few-level two-way terms around their main effects.** When every level of a swept
       two-way term (prompt x judge: 15 levels of about 3,400 calls) is pinned by its data
       (:data:`CROSSED_PRECISION`), its coordinates ``w[1:]`` are the zero-sum part of the level
@@ -166,16 +184,20 @@ def glmm_terms(design: Design, *, sample_cell: bool = True) -> list[GlmmTerm]:
     est = anova_estimates(design, fill_missing=True)
     sd_hat = {label: np.sqrt(max(est.get(label, 0.0), 0.0)) / (p_bar * (1 - p_bar)) for label in random}
 
-    def pinned(t: Term, idx: np.ndarray, n_levels: int, ratio: float = 1.0) -> np.ndarray:  # per level
+    def precision(idx: np.ndarray, n_levels: int) -> np.ndarray:  # per level, on the logit scale
         k_l = np.bincount(idx, k, minlength=n_levels)
         n_l = np.bincount(idx, n, minlength=n_levels)
         p_l = (k_l + 0.5) / (n_l + 1.0)
+        # a level whose calls are all one outcome only bounds its effect on one side: no pin
+        return np.where((k_l > 0) & (k_l < n_l), n_l * p_l * (1 - p_l), 0.0)
+
+    def pinned(t: Term, idx: np.ndarray, n_levels: int, ratio: float = 1.0) -> np.ndarray:  # per level
         # both outcomes seen, and the level's data more precise than the effects' spread
-        return (k_l > 0) & (k_l < n_l) & (n_l * p_l * (1 - p_l) * sd_hat[t.label] ** 2 > ratio)
+        return precision(idx, n_levels) * sd_hat[t.label] ** 2 > ratio
 
     def centred(t: Term, idx: np.ndarray, n_levels: int) -> np.ndarray:  # per level
         # few-level terms are swept and non-centred, the cell effect is non-centred (see above)
-        return pinned(t, idx, n_levels) & (n_levels > FEW_LEVELS) & (t.label != "cell")
+        return pinned(t, idx, n_levels, PINNED_PRECISION) & (n_levels > FEW_LEVELS) & (t.label != "cell")
 
     out: list[GlmmTerm] = []
     if "category" in random and "item" in random:
@@ -209,7 +231,7 @@ def glmm_terms(design: Design, *, sample_cell: bool = True) -> list[GlmmTerm]:
                 t, f"u_{t.key}", dim, labels, idx, parent, pidx, True, centred(t, idx, len(labels)), swept
             )
         )
-    _items_through_interaction(out, sd_hat)
+    _items_through_interaction(out, sd_hat, precision)
     fixed = [t for t in design.terms if t.kind == "fixed"]
     for j in sorted(range(len(out)), key=lambda j: -sd_hat[out[j].term.label]):
         g = out[j]
@@ -219,8 +241,16 @@ def glmm_terms(design: Design, *, sample_cell: bool = True) -> list[GlmmTerm]:
     return out  # parents first: a category term precedes the items drawn around it
 
 
-def _items_through_interaction(out: list[GlmmTerm], sd_hat: dict[str, float]) -> None:
-    """Draw the widest item-nested two-way term around its item's effect (:func:`glmm_terms`)."""
+def _items_through_interaction(
+    out: list[GlmmTerm], sd_hat: dict[str, float], precision: Callable[[np.ndarray, int], np.ndarray]
+) -> None:
+    """Draw the widest item-nested two-way term around its item's effect (:func:`glmm_terms`).
+
+    The item then reaches the data only through those children, so it is centred when they pin
+    it: each pinned child ``c`` (``precision(level) = n p (1 - p)``, zero when its calls are all
+    one outcome) tells the item its coordinate to within ``sd_child**2 + 1 / precision_c``, and
+    the item is centred where the sum of those precisions beats ``1 / sd_item**2``.
+    """
     at = {g.term.label: j for j, g in enumerate(out)}
     nested = [
         j
@@ -232,8 +262,13 @@ def _items_through_interaction(out: list[GlmmTerm], sd_hat: dict[str, float]) ->
     j, i = max(nested, key=lambda j: sd_hat[out[j].term.label]), at["item"]
     index = np.zeros(len(out[j].labels), dtype=np.int64)
     index[out[j].cell_level] = out[i].cell_level
+    prec = precision(out[j].cell_level, len(out[j].labels))
+    noise = np.divide(1.0, prec, out=np.full_like(prec, np.inf), where=prec > 0)
+    spread = sd_hat[out[j].term.label] ** 2 + noise
+    told = np.bincount(index, 1.0 / spread, minlength=len(out[i].labels))
+    centred = out[i].centred & (told * sd_hat["item"] ** 2 > PINNED_PRECISION)
     out[j] = replace(out[j], parent=i, parent_index=index)
-    out[i] = replace(out[i], in_eta=False)
+    out[i] = replace(out[i], in_eta=False, centred=centred)
 
 
 def _centre_on_main_effects(out: list[GlmmTerm], j: int, design: Design, fixed: list[Term]) -> None:
