@@ -13,7 +13,6 @@ model as a numba density (:mod:`.binomial_density`), which the tests hold equal 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -184,16 +183,9 @@ def glmm_terms(design: Design, *, sample_cell: bool = True) -> list[GlmmTerm]:
     est = anova_estimates(design, fill_missing=True)
     sd_hat = {label: np.sqrt(max(est.get(label, 0.0), 0.0)) / (p_bar * (1 - p_bar)) for label in random}
 
-    def precision(idx: np.ndarray, n_levels: int) -> np.ndarray:  # per level, on the logit scale
-        k_l = np.bincount(idx, k, minlength=n_levels)
-        n_l = np.bincount(idx, n, minlength=n_levels)
-        p_l = (k_l + 0.5) / (n_l + 1.0)
-        # a level whose calls are all one outcome only bounds its effect on one side: no pin
-        return np.where((k_l > 0) & (k_l < n_l), n_l * p_l * (1 - p_l), 0.0)
-
-    def pinned(t: Term, idx: np.ndarray, n_levels: int, ratio: float = 1.0) -> np.ndarray:  # per level
+    def pinned(t: Term, idx: np.ndarray, n_levels: int, ratio: float) -> np.ndarray:  # per level
         # both outcomes seen, and the level's data more precise than the effects' spread
-        return precision(idx, n_levels) * sd_hat[t.label] ** 2 > ratio
+        return _precision(k, n, idx, n_levels) * sd_hat[t.label] ** 2 > ratio
 
     def centred(t: Term, idx: np.ndarray, n_levels: int) -> np.ndarray:  # per level
         # few-level terms are swept and non-centred, the cell effect is non-centred (see above)
@@ -231,7 +223,7 @@ def glmm_terms(design: Design, *, sample_cell: bool = True) -> list[GlmmTerm]:
                 t, f"u_{t.key}", dim, labels, idx, parent, pidx, True, centred(t, idx, len(labels)), swept
             )
         )
-    _items_through_interaction(out, sd_hat, precision)
+    _items_through_interaction(out, sd_hat, k, n)
     fixed = [t for t in design.terms if t.kind == "fixed"]
     for j in sorted(range(len(out)), key=lambda j: -sd_hat[out[j].term.label]):
         g = out[j]
@@ -241,15 +233,26 @@ def glmm_terms(design: Design, *, sample_cell: bool = True) -> list[GlmmTerm]:
     return out  # parents first: a category term precedes the items drawn around it
 
 
+def _precision(k: np.ndarray, n: np.ndarray, idx: np.ndarray, n_levels: int) -> np.ndarray:
+    """Per level, the logit-scale precision ``n p (1 - p)`` of its calls (``k`` successes of ``n``
+    per cell, cells at levels ``idx``); zero where the calls are all one outcome, which only
+    bounds the effect on one side.
+    """
+    k_l = np.bincount(idx, k, minlength=n_levels)
+    n_l = np.bincount(idx, n, minlength=n_levels)
+    p_l = (k_l + 0.5) / (n_l + 1.0)
+    return np.where((k_l > 0) & (k_l < n_l), n_l * p_l * (1 - p_l), 0.0)
+
+
 def _items_through_interaction(
-    out: list[GlmmTerm], sd_hat: dict[str, float], precision: Callable[[np.ndarray, int], np.ndarray]
+    out: list[GlmmTerm], sd_hat: dict[str, float], k: np.ndarray, n: np.ndarray
 ) -> None:
     """Draw the widest item-nested two-way term around its item's effect (:func:`glmm_terms`).
 
     The item then reaches the data only through those children, so it is centred when they pin
-    it: each pinned child ``c`` (``precision(level) = n p (1 - p)``, zero when its calls are all
-    one outcome) tells the item its coordinate to within ``sd_child**2 + 1 / precision_c``, and
-    the item is centred where the sum of those precisions beats ``1 / sd_item**2``.
+    it: each pinned child ``c`` (:func:`_precision`) tells the item its coordinate to within
+    ``sd_child**2 + 1 / precision_c``, and the item is centred where the sum of those
+    precisions beats ``PINNED_PRECISION / sd_item**2``.
     """
     at = {g.term.label: j for j, g in enumerate(out)}
     nested = [
@@ -262,7 +265,7 @@ def _items_through_interaction(
     j, i = max(nested, key=lambda j: sd_hat[out[j].term.label]), at["item"]
     index = np.zeros(len(out[j].labels), dtype=np.int64)
     index[out[j].cell_level] = out[i].cell_level
-    prec = precision(out[j].cell_level, len(out[j].labels))
+    prec = _precision(k, n, out[j].cell_level, len(out[j].labels))
     noise = np.divide(1.0, prec, out=np.full_like(prec, np.inf), where=prec > 0)
     spread = sd_hat[out[j].term.label] ** 2 + noise
     told = np.bincount(index, 1.0 / spread, minlength=len(out[i].labels))
