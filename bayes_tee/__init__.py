@@ -21,15 +21,16 @@ from ._core.exceptions import CalibrationWarning, DesignError, DesignWarning, Di
 from ._core.version import __version__
 from .calibration import JudgeCalibration, calibrate
 from .calibration import baselines as judge_baselines
+from .design.roles import Design, validate_design
 from .io import read_inspect, read_lm_eval, read_promptfoo
+from .likelihoods.anova import anova_estimates
 from .pairwise import raee
-from .tee import components, gaming, sensitivity
-from .tee.anova import anova_estimates
-from .tee.design import Design, validate_design
+from .posterior import components, gaming
+from .posterior.facade import Posterior, load
+from .tee import prior_refits as sensitivity
 from .tee.fit import fit_posterior
-from .tee.posterior import Posterior, load
+from .tee.prior_refits import prior_sensitivity
 from .tee.refits import LeaveOneOut, compare_links, leave_one_out
-from .tee.sensitivity import prior_sensitivity
 
 #: ``bt.simulate`` is the studies package: data-generating processes and coverage studies.
 simulate = studies

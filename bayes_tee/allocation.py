@@ -41,7 +41,7 @@ import pandas as pd
 
 from ._core.exceptions import DesignError, DesignWarning
 from .plots import plot_allocation
-from .tee.posterior import Posterior
+from .posterior.facade import Posterior
 
 __all__ = ["STRATEGIES", "AllocationComparison", "compare", "components_from", "schedule", "simulate"]
 

@@ -33,12 +33,12 @@ from ._core import diagnostics as diag
 from ._core.exceptions import DesignError, DesignWarning, DiagnosticWarning
 from ._core.priors import PRESETS
 from .datasets import load as load_data
+from .design.from_formula import validate_formula
+from .design.out_of_core import is_out_of_core, validate_dask
+from .design.roles import validate_design
 from .io import describe, read_inspect, read_lm_eval, read_promptfoo
-from .tee.design import validate_design
+from .posterior.facade import load
 from .tee.fit import fit_posterior
-from .tee.formula_design import validate_formula
-from .tee.outofcore import is_out_of_core, validate_dask
-from .tee.posterior import load
 
 ROLE_FLAGS = ("outcome", "item", "prompt", "judge", "temperature", "replicate", "category", "position")
 READERS = {"inspect": read_inspect, "promptfoo": read_promptfoo, "lm-eval": read_lm_eval}

@@ -1,9 +1,10 @@
 """The package's import graph, built from the source: no cycles, no upward imports.
 
 Layers, bottom to top: ``_core`` -> ``plots`` -> topic packages (``pairwise``, ``noise``,
-``calibration``, then ``tee``, which reads pairwise verdicts) -> ``allocation`` and ``io`` -> ``studies``
--> ``datasets`` -> ``cli``. A module may import its own layer's modules (acyclically) and any
-lower layer; imports only for type checking (under ``if TYPE_CHECKING:``) are exempt.
+``calibration``) -> the TEE core in its four rooms (``families`` -> ``design``, which reads
+pairwise verdicts -> ``likelihoods`` -> ``posterior`` -> ``tee``, the front door) -> ``allocation``
+and ``io`` -> ``studies`` -> ``datasets`` -> ``cli``. A module may import its own layer's modules
+(acyclically) and any lower layer; imports only for type checking (under ``if TYPE_CHECKING:``) are exempt.
 Function-level imports count: an import hidden in a function is still an import.
 """
 
@@ -22,13 +23,19 @@ LAYERS = {
     "pairwise": 2,
     "noise": 2,
     "calibration": 2,
-    "tee": 3,
-    "allocation": 4,
-    "io": 4,  # log readers: fill the roles tee.design reads
-    "studies": 5,
-    "datasets": 6,
-    "cli": 7,
+    "families": 3,  # what depends on the outcome family: link, scale, standardising, defaults
+    "design": 4,  # data -> Design: terms, formula, roles, out-of-core statistics
+    "likelihoods": 5,  # Design + priors -> a density (PyMC model or numba kernel)
+    "posterior": 6,  # the Posterior facade and one module per question asked of it
+    "tee": 7,  # the front door: fit_posterior's stages and the refits
+    "allocation": 8,
+    "io": 8,  # log readers: fill the roles design.roles reads
+    "studies": 9,
+    "datasets": 10,
+    "cli": 11,
 }
+#: No room may hold more than this share of the package's non-blank lines.
+MAX_ROOM_SHARE = 0.30
 MAX_MODULE_LINES = 600
 MAX_POSTERIOR_LINES = 350
 
@@ -147,9 +154,19 @@ def test_no_module_is_too_long():
 
 
 def test_posterior_is_a_thin_facade():
-    tree = ast.parse((PACKAGE / "tee" / "posterior.py").read_text())
+    tree = ast.parse((PACKAGE / "posterior" / "facade.py").read_text())
     cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Posterior")
     assert cls.end_lineno - cls.lineno + 1 < MAX_POSTERIOR_LINES
+
+
+def test_no_room_is_too_large():
+    per_room: dict[str, int] = {}
+    for p in PACKAGE.rglob("*.py"):
+        room = _room(_module_name(p)) or "<root>"
+        per_room[room] = per_room.get(room, 0) + _nonblank(p)
+    total = sum(per_room.values())
+    big = {r: f"{n / total:.0%}" for r, n in per_room.items() if n > MAX_ROOM_SHARE * total}
+    assert not big, f"rooms over {MAX_ROOM_SHARE:.0%} of the package's lines: {big}"
 
 
 def test_the_graph_sees_function_level_imports(tmp_path):

@@ -2,7 +2,7 @@
 
 Columns, in order: ``item, prompt, judge, replicate, model, temperature, score`` and then any
 reader-specific columns (``label``, ``category``, ``log``...). The frame's ``attrs`` hold the
-roles (:data:`bayes_tee.tee.design.ROLES_ATTR`, read by ``fit_posterior``), the scores that
+roles (:data:`bayes_tee.design.roles.ROLES_ATTR`, read by ``fit_posterior``), the scores that
 could not be used (``attrs["dropped"]``, reason -> count, and ``attrs["dropped_by_model"]``;
 said once as a :class:`~bayes_tee.DesignWarning` and carried into the design's dropped rows)
 and the notes the reader made (``attrs["notes"]``).
@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from .._core.exceptions import DesignError, DesignWarning
-from ..tee.design import ROLES_ATTR
+from ..design.roles import ROLES_ATTR
 
 #: Inspect AI's letter grades (``inspect_ai.scorer``: CORRECT, INCORRECT, PARTIAL, NOANSWER).
 LETTER_GRADES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}

@@ -190,7 +190,7 @@ def plot_link_comparison(cmp, ax=None) -> "Figure":
 def plot_prior_sensitivity(table: pd.DataFrame, reference: str, ax=None) -> Figure:
     """Forest plot: each component's share of Var(theta_hat) (and the theta TEE interval, own
     axis) under every prior; a flagged prior/component is drawn in red (``table`` from
-    :meth:`bayes_tee.tee.sensitivity.PriorSensitivity.table`, flagged against ``reference``).
+    :meth:`bayes_tee.tee.prior_refits.PriorSensitivity.table`, flagged against ``reference``).
     """
     priors = list(dict.fromkeys(table["prior"]))
     comps = [q for q in dict.fromkeys(table["quantity"]) if q != "theta"]

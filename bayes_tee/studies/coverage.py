@@ -49,8 +49,8 @@ import pandas as pd
 from scipy import stats
 
 from .._core.exceptions import DiagnosticWarning
+from ..design.roles import validate_design
 from ..plots import plot_coverage, plot_staircase
-from ..tee.design import validate_design
 from ..tee.fit import fit_posterior
 from .dgp import tee_dgp
 from .plugin import plugin_fit

@@ -19,7 +19,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from ..tee.terms import FACETS, cell_term, model_terms
+from ..design.terms import FACETS, cell_term, model_terms
 
 #: Messing (2026), Table 8. ``cell`` is the table's residual (sigma_epsilon^2); the table lists no
 #: replicate noise, so ``replicate`` is our choice. ``item`` is the within-category variance.

@@ -26,7 +26,7 @@ their level count for the *TEE* target (another equally good panel).
 For a G-theory user, :func:`fit` takes a long frame and any formula (``bt.plugin.fit``) and
 the fit gives the G-study table (:meth:`PluginFit.components`) and the D-study coefficients
 (:meth:`PluginFit.reliability`, E rho^2 and Phi by the same weights as the posterior's,
-:mod:`bayes_tee.tee.reliability`).
+:mod:`bayes_tee.posterior.reliability`).
 
 >>> g = bt.plugin.fit(bt.datasets.load("tee_demo"), formula="score ~ (1|item) + (1|judge) + (1|prompt)")
 >>> g.components()[["component", "estimate"]].round(4).head(2)
@@ -45,11 +45,11 @@ import pandas as pd
 from scipy import stats
 
 from .._core.exceptions import DesignError, DesignWarning
-from ..tee.anova import Strata, strata
-from ..tee.components import divisors
-from ..tee.design import Design, validate_design
-from ..tee.formula_design import validate_formula
-from ..tee.reliability import coefficients, g_weights, n_grid
+from ..design.from_formula import validate_formula
+from ..design.roles import Design, validate_design
+from ..likelihoods.anova import Strata, strata
+from ..posterior.components import divisors
+from ..posterior.reliability import coefficients, g_weights, n_grid
 
 
 @dataclass(frozen=True)
@@ -125,7 +125,7 @@ class PluginFit:
 
     def reliability(self, object: str = "item", n: dict | None = None) -> pd.DataFrame:
         """E rho^2 and Phi at the estimates, at the observed design or every combination of the
-        counts in ``n`` (facet -> counts), by the rules of :mod:`bayes_tee.tee.reliability`.
+        counts in ``n`` (facet -> counts), by the rules of :mod:`bayes_tee.posterior.reliability`.
 
         Returns one row per design: ``n_<facet>`` columns, ``erho2``, ``phi``, and the
         universe-score, relative- and absolute-error variances ``tau``, ``delta``, ``Delta``.
@@ -260,7 +260,7 @@ def fit(df: pd.DataFrame, formula: str | None = None, **roles: str | None) -> Pl
     df : pandas.DataFrame
         One row per scored call.
     formula : str, optional
-        lme4-style formula (:func:`bayes_tee.tee.formula.parse_formula`); without it the roles
+        lme4-style formula (:func:`bayes_tee.design.formula.parse_formula`); without it the roles
         (``outcome=``, ``item=``, ``prompt=``...) write the TEE formula, as in
         :func:`bayes_tee.fit_posterior`.
     **roles

@@ -23,10 +23,10 @@ import numpy as np
 import pandas as pd
 
 from .._core.exceptions import DiagnosticWarning
-from ..tee.components import divisors
-from ..tee.dstudy import FIELDS
+from ..design.terms import FACETS, model_terms
+from ..posterior.components import divisors
+from ..posterior.dstudy import FIELDS
 from ..tee.fit import fit_posterior
-from ..tee.terms import FACETS, model_terms
 from .dgp import TABLE8_SENSITIVITY, spread_levels, tee_dgp
 
 _ROLE_OF = {"n_items": "item", "n_prompts": "prompt", "n_temperatures": "temperature", "n_judges": "judge"}

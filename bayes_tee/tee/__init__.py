@@ -1,5 +1,22 @@
-"""The TEE / G-theory core, in data-flow order: terms -> design (validate) -> likelihoods ->
-fit (:func:`fit_posterior`) -> :class:`Posterior` (facade; save/load in :mod:`~bayes_tee.tee.io`)
--> components, theta, dstudy, predictive, budget, gaming, psens -> report; refits
-(compare_links, prior_sensitivity, leave_one_out).
+"""The front door: :func:`~bayes_tee.tee.fit.fit_posterior` as named stages (design -> family
+-> likelihood -> sample -> posterior) and the refits of a fitted posterior
+(:mod:`~bayes_tee.tee.refits`: leave-one-out and the LPM/GLMM comparison;
+:mod:`~bayes_tee.tee.prior_refits`: refits under other prior presets).
+
+The rest of the old ``tee`` room lives in :mod:`bayes_tee.design`, :mod:`bayes_tee.likelihoods`
+and :mod:`bayes_tee.posterior`; its old module paths still import, with a
+:class:`DeprecationWarning` (:mod:`~bayes_tee.tee.moved`).
 """
+
+from __future__ import annotations
+
+from . import moved
+
+moved.install()
+
+
+def __getattr__(name: str):
+    """``from bayes_tee.tee import design`` and the other moved modules, with a warning."""
+    if name in moved.MOVED:
+        return moved.resolve(name)
+    raise AttributeError(f"module 'bayes_tee.tee' has no attribute {name!r}")

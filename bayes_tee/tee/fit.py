@@ -3,7 +3,7 @@
 Validates the design, picks the fastest exact likelihood (the balanced-strata shortcut when
 every cell is present with equal replicates, the exact marginal model with every random effect
 integrated out otherwise, sampled random effects only when that is too costly), samples with
-nutpie, and returns a :class:`~bayes_tee.tee.posterior.Posterior` whose summaries carry a visible
+nutpie, and returns a :class:`~bayes_tee.posterior.facade.Posterior` whose summaries carry a visible
 warning when the diagnostics fail.
 
 >>> import bayes_tee as bt
@@ -32,12 +32,12 @@ from .._core.exceptions import DesignError, DesignWarning
 from .._core.priors import PriorSpec, get_prior
 from .._core.sampling import sample
 from .._core.trees import draws_tree
-from .design import Design, validate_design
-from .formula import parse_formula
-from .formula_design import validate_formula
-from .likelihoods import build_model, choose_method, get_likelihood, method_note
-from .outofcore import is_out_of_core, validate_dask
-from .posterior import Posterior
+from ..design.formula import parse_formula
+from ..design.from_formula import validate_formula
+from ..design.out_of_core import is_out_of_core, validate_dask
+from ..design.roles import Design, validate_design
+from ..likelihoods import build_model, choose_method, get_likelihood, method_note
+from ..posterior.facade import Posterior
 
 #: Default tuning steps and draws per chain.
 TUNE, DRAWS = 1000, 1000
@@ -162,7 +162,7 @@ def fit_posterior(
     df : pandas.DataFrame, dask.dataframe.DataFrame or path
         One row per scored call. A dask DataFrame or a path to parquet data (a file or a
         dataset directory) is reduced to per-cell statistics with dask, never holding the rows
-        in memory (:mod:`bayes_tee.tee.outofcore`; needs ``bayes_tee[dask]``).
+        in memory (:mod:`bayes_tee.design.out_of_core`; needs ``bayes_tee[dask]``).
     outcome, item : str, optional
         Score column and item column; required unless ``df`` comes from a log reader
         (:func:`bayes_tee.read_inspect`, :func:`~bayes_tee.read_promptfoo`,
@@ -172,7 +172,7 @@ def fit_posterior(
     formula : str, optional
         Any design as an lme4-style formula of fixed factors and random intercepts,
         ``"score ~ judge + (1|item) + (1|prompt) + (1|item:prompt)"`` (``(1|a:b)`` crossed,
-        ``(1|a/b)`` nested; the residual implied; :mod:`bayes_tee.tee.formula_design`). It
+        ``(1|a/b)`` nested; the residual implied; :mod:`bayes_tee.design.from_formula`). It
         replaces the TEE formula the roles write (``post.formula`` shows that one); role
         arguments then only say which column plays which role (``item=``, ``judge=``...).
         Gaussian family only.
@@ -196,19 +196,19 @@ def fit_posterior(
     priors : str, PriorSpec or dict, optional
         A preset name from :data:`bayes_tee._core.priors.PRESETS` or a spec; default half-t(3).
     method : {"auto", "balanced", "augmented", "marginal", "cells", "rows", "binomial", "binomial_quadrature"}
-        Likelihood form (:func:`bayes_tee.tee.likelihoods.build_model`); ``auto`` takes ``balanced``
+        Likelihood form (:func:`bayes_tee.likelihoods.build_model`); ``auto`` takes ``balanced``
         when the design is balanced, else ``augmented`` (the balanced likelihood with the
         missing calls, cells or items as latent values) when at most
-        :data:`~bayes_tee.tee.augment.MAX_LATENT_SHARE` of the completed cells are short, else
+        :data:`~bayes_tee.likelihoods.augment.MAX_LATENT_SHARE` of the completed cells are short, else
         ``marginal`` (every random effect integrated out exactly) unless its per-evaluation
         cost is large, else ``cells`` (``rows`` is the slow textbook form, for benchmarks).
         ``balanced`` and ``augmented`` compile nothing per layout
-        (:mod:`bayes_tee.tee.likelihoods.strata_density`). The GLMM (``family="binomial"``)
+        (:mod:`bayes_tee.likelihoods.strata_density`). The GLMM (``family="binomial"``)
         is ``binomial`` (every effect sampled, the cell effect non-centred) or
         ``binomial_quadrature`` (the cell effect integrated out by adaptive Gauss-Hermite
         quadrature: exact and funnel-free whatever the calls per cell, about 10x the cost per
         evaluation at 8 calls per cell); neither compiles anything per layout
-        (:mod:`bayes_tee.tee.likelihoods.binomial_density`).
+        (:mod:`bayes_tee.likelihoods.binomial_density`).
     chains : int
         Chains (4).
     tune, draws : int, optional

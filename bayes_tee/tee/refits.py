@@ -2,14 +2,14 @@
 
 * :func:`compare_links` fits the linear probability model and the logit GLMM to the same 0/1
   data and lines up their shares (Messing 2026 App. G; the comparison itself is
-  :func:`bayes_tee.tee.links.link_comparison`, ``post.compare``).
+  :func:`bayes_tee.posterior.link_comparison.link_comparison`, ``post.compare``).
 * :func:`leave_one_out`: Messing (2026) checks its safety decomposition by refitting without each
   judge in turn (Sec. 4.1, footnote on the leave-one-out analysis): with three judges, the judge
   sensitivity rests on three level effects, and one odd judge can carry most of it. It refits the
   same model on the data without each level of a facet and lines up the shares of
   Var(theta_hat), each with its interval, beside the fit on all levels.
 
-Refits under other priors are :mod:`bayes_tee.tee.sensitivity`.
+Refits under other priors are :mod:`bayes_tee.tee.prior_refits`.
 
 >>> import bayes_tee as bt
 >>> df = bt.datasets.load("tee_demo")
@@ -27,12 +27,12 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from .._core.exceptions import DiagnosticWarning
-from .dstudy import FIELDS
+from ..design.formula import parse_formula
+from ..design.terms import FACETS
+from ..posterior.dstudy import FIELDS
+from ..posterior.facade import Posterior
+from ..posterior.link_comparison import LinkComparison, link_comparison
 from .fit import fit_posterior
-from .formula import parse_formula
-from .links import LinkComparison, link_comparison
-from .posterior import Posterior
-from .terms import FACETS
 
 #: Design-count arguments of :meth:`Posterior.shares`.
 _COUNT_ARGS = ("n_items", "n_prompts", "n_judges", "n_temperatures", "n_replicates")

@@ -4,8 +4,8 @@ import doctest
 
 import pytest
 
+from bayes_tee.design import roles as design
 from bayes_tee.io import long_frame
-from bayes_tee.tee import design
 
 OBJECTS = [long_frame, long_frame.score_value, long_frame.describe, design.frame_roles]
 

@@ -22,7 +22,7 @@ def test_log_densities_need_the_effects_of_a_cell_model(tmp_path, demo_post_cell
     """Power-scaling needs the likelihood per draw: a cell-level fit has it in memory, not
     after saving without its random effects.
     """
-    from bayes_tee.tee.psens import log_densities
+    from bayes_tee.posterior.power_scaling import log_densities
 
     demo_post_cells.save(tmp_path / "cells.nc")
     with pytest.raises(ValueError, match="keep_effects"):

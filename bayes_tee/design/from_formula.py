@@ -1,0 +1,299 @@
+"""A formula and long data -> a validated :class:`~bayes_tee.design.roles.Design` of any design.
+
+The roles API (:func:`~bayes_tee.design.roles.validate_design`) writes the TEE formula; this
+module takes any formula of random intercepts and fixed factors (:mod:`.formula`) and checks
+that the data identify it:
+
+- The columns the formula names are the facets; the object of measurement (the items) is the
+  ``item=`` column, else a column called ``item``, else the first random main effect. A column
+  given for a role (``prompt=``, ``judge=``, ``temperature=``) takes that role's name, so the
+  D-study keywords (``n_prompts``...) apply to it; every other facet keeps its column name.
+- A facet coded with labels unique within another facet (runs ``e1-p2-r3`` nested in evaluator
+  x prompt) is *nested*: its levels are recoded to their rank within the enclosing cell, and
+  a term naming it is the term of its whole nest (``(1|run)`` is ``(1|evaluator:prompt:run)``,
+  as lme4 reads unique labels).
+- A random main effect that groups the items (each item in one level) is the items'
+  category, nested as in the roles API.
+- Two terms that group the calls identically, or a term with one call per level and no
+  replicates (the residual), cannot be separated: one error names both.
+
+>>> import bayes_tee as bt
+>>> df = bt.datasets.load("tee_demo")
+>>> d = validate_formula(df, "score ~ judge + (1|item) + (1|prompt) + (1|item:prompt)")
+>>> [t.label for t in d.terms]
+['item', 'prompt', 'judge', 'item:prompt', 'residual']
+"""
+
+from __future__ import annotations
+
+import warnings
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+from .._core.exceptions import DesignError, DesignWarning
+from .formula import Formula, formula_terms, parse_formula
+from .losses import drop_missing, dropped_notes
+from .roles import Design, Roles, cell_stats, check_roles, is_balanced, level_codes, outcome_values
+from .terms import Term
+
+#: Roles a formula's column can take, so that the roles API's keywords reach it.
+FORMULA_ROLES: tuple[str, ...] = ("item", "prompt", "judge", "temperature", "category")
+
+
+def _facet_names(f: Formula, roles: dict[str, str | None], notes: list[str]) -> dict[str, str]:
+    """Column -> facet name: the role a column was given, ``item`` for the object, else itself."""
+    rename = {col: role for role, col in roles.items() if col is not None and role in FORMULA_ROLES}
+    for col, role in rename.items():
+        if col not in f.columns:
+            raise DesignError(
+                f"{role}={col!r} is not a column the formula names ({list(f.columns)}); add its term "
+                f"(e.g. (1|{col})) or drop {role}=."
+            )
+    if "item" not in rename.values():
+        mains = [grp[0] for grp in f.random if len(grp) == 1]
+        item = "item" if "item" in f.columns else (mains[0] if mains else None)
+        if item is None:
+            raise DesignError(
+                f"Formula {f.text!r} has no random main effect to measure: add (1|item) for the "
+                "objects of measurement, or name their column with item=."
+            )
+        if item != "item":
+            notes.append(
+                f"Column {item!r} is the object of measurement (labelled 'item' in the tables); "
+                "pass item= to choose another."
+            )
+        rename[item] = "item"
+    taken = {v: k for k, v in rename.items()}
+    for col in f.columns:
+        if col not in rename and col in taken:
+            raise DesignError(
+                f"Column {col!r} and column {taken[col]!r} would both be called {col!r}; rename one."
+            )
+    return {col: rename.get(col, col) for col in f.columns}
+
+
+def _nests(codes: dict[str, np.ndarray], facets: list[str]) -> dict[str, tuple[str, ...]]:
+    """Facet -> the facets it is nested in (each of its levels meets one level of each), for
+    facets that are not one-to-one with that nest.
+    """
+    out = {}
+    for f in facets:
+        inside = []
+        for g in facets:
+            if g == f:
+                continue
+            per = pd.DataFrame({"f": codes[f], "g": codes[g]}).groupby("f")["g"].nunique()
+            if int(per.max()) == 1:
+                inside.append(g)
+        if inside:
+            nest_levels = pd.MultiIndex.from_arrays([codes[g] for g in inside]).nunique()
+            if nest_levels < int(codes[f].max()) + 1:
+                out[f] = tuple(inside)
+    return out
+
+
+def _confounded(terms: list[Term], codes: dict[str, np.ndarray], replicates: bool, n_cells: int) -> None:
+    """One error naming the first pair of terms the data cannot separate."""
+
+    def groups(t: Term) -> pd.Series:
+        fs = [f for f in t.facets if f in codes]
+        return pd.MultiIndex.from_arrays([codes[f] for f in fs]) if len(fs) > 1 else pd.Index(codes[fs[0]])
+
+    own = [t for t in terms if t.label not in ("residual", "category")]
+    size = {t.label: groups(t).nunique() for t in own}
+    for a, b in combinations(own, 2):
+        joint = pd.MultiIndex.from_arrays(
+            [codes[f] for f in dict.fromkeys((*a.facets, *b.facets)) if f in codes]
+        ).nunique()
+        if size[a.label] == size[b.label] == joint:
+            raise DesignError(
+                f"Terms {a.label!r} and {b.label!r} group the calls identically in these data, so "
+                "their variances cannot be separated: drop one of them from the formula."
+            )
+    for t in own:
+        if size[t.label] < 2:
+            raise DesignError(f"Term {t.label!r} has a single level in these data; drop it from the formula.")
+        if not replicates and size[t.label] == n_cells and t.kind != "fixed":
+            raise DesignError(
+                f"Term {t.label!r} has one call per level (no replicates), so it is confounded with "
+                "the residual: drop it from the formula (the residual is implied)."
+            )
+
+
+def validate_formula(
+    df: pd.DataFrame,
+    formula: str,
+    *,
+    item: str | None = None,
+    prompt: str | None = None,
+    judge: str | None = None,
+    temperature: str | None = None,
+    category: str | None = None,
+    family: str = "gaussian",
+    warn: bool = True,
+) -> Design:
+    """Check a formula against long data and build the :class:`~bayes_tee.design.roles.Design`.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        One row per scored call.
+    formula : str
+        lme4-style: ``"score ~ judge + (1|item) + (1|prompt) + (1|item:prompt)"``
+        (:func:`~bayes_tee.design.formula.parse_formula`).
+    item, prompt, judge, temperature, category : str, optional
+        Roles of the formula's columns (see the module docstring); by default the items are a
+        column called ``item`` or the first random main effect.
+    family : str
+        Only ``gaussian``: the logit GLMM is fitted from the roles API.
+    warn : bool
+        Emit the notes as :class:`~bayes_tee.DesignWarning`.
+
+    Returns
+    -------
+    Design
+        With ``formula`` set and ``facet_columns`` mapping each facet to its column.
+
+    Raises
+    ------
+    DesignError
+        A column missing, a term the data cannot separate, or an unsupported formula.
+
+    Examples
+    --------
+    >>> import bayes_tee as bt
+    >>> d = validate_formula(bt.datasets.load("tee_demo"), "score ~ (1|item) + (1|judge) + (1|prompt)")
+    >>> d.formula
+    'score ~ (1|item) + (1|judge) + (1|prompt)'
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise DesignError(f"formula= needs a pandas DataFrame, got {type(df).__name__}.")
+    if family != "gaussian":
+        raise DesignError(
+            "formula= fits the Gaussian (linear) model; for the logit GLMM of a 0/1 outcome use the "
+            "roles API: fit_posterior(df, outcome=..., item=..., judge=..., family='binomial')."
+        )
+    f = parse_formula(formula)
+    notes: list[str] = []
+    roles = dict(item=item, prompt=prompt, judge=judge, temperature=temperature, category=category)
+    rename = _facet_names(f, roles, notes)
+    missing = [c for c in (f.outcome, *f.columns) if c not in df.columns]
+    if missing:
+        check_roles(df, Roles(outcome=f.outcome, item=missing[0]))
+    y = outcome_values(df, f.outcome)
+    keep, dropped = drop_missing(df, y, f.outcome, {col: col for col in f.columns})
+    data, yv = df.loc[keep], y.to_numpy()[keep]
+    notes = dropped_notes(dropped, len(data), len(df)) + notes
+
+    codes, levels = {}, {}
+    for col in f.columns:
+        codes[rename[col]], levels[rename[col]] = level_codes(data[col])
+    names = [rename[c] for c in f.columns]
+    # the items' category: a random main effect that groups the items
+    categories, item_category = None, None
+    cat = next(
+        (
+            n for n in names
+            if n != "item" and (n,) in [tuple(rename[c] for c in g) for g in f.random]
+            and pd.DataFrame({"i": codes["item"], "c": codes[n]}).groupby("i")["c"].nunique().max() == 1
+            and len(levels[n]) < len(levels["item"])
+        ),
+        None,
+    )  # fmt: skip
+    if cat is not None:
+        if any(cat in g and len(g) > 1 for g in [tuple(rename[c] for c in grp) for grp in f.random]) or (
+            cat in [rename[c] for c in f.fixed]
+        ):
+            raise DesignError(
+                f"Column {cat!r} groups the items (each item is in one level), so it enters as their "
+                "category; its interactions are not supported. Keep only (1|{cat}).".replace("{cat}", cat)
+            )
+        pairs = pd.DataFrame({"i": codes["item"], "c": codes[cat]}).drop_duplicates()
+        item_category = np.empty(len(levels["item"]), dtype=np.int64)
+        item_category[pairs["i"].to_numpy()] = pairs["c"].to_numpy()
+        categories = levels.pop(cat)
+        codes.pop(cat)
+        names.remove(cat)
+        rename = {c: ("category" if n == cat else n) for c, n in rename.items()}
+    facets = ["item", *[n for n in dict.fromkeys(names) if n != "item"]]
+    nests = _nests(codes, facets)
+    random = []
+    for grp in f.random:
+        fs = [rename[c] for c in grp]
+        if fs == ["category"]:
+            continue
+        full = list(dict.fromkeys(x for n in fs for x in (*nests.get(n, ()), n)))
+        if len(full) > len(fs):
+            notes.append(
+                f"{':'.join(fs)} is nested in {' x '.join(x for x in full if x not in fs)} (its labels "
+                f"are unique there): (1|{':'.join(grp)}) is fitted as (1|{':'.join(full)})."
+            )
+        random.append(tuple(full))
+    for n in nests:
+        if n in [rename[c] for c in f.fixed]:
+            raise DesignError(
+                f"Fixed factor {n!r} is nested in {' x '.join(nests[n])}; a nested facet must be random: "
+                f"write (1|{':'.join((*nests[n], n))})."
+            )
+        # recode to the rank of the level within its nest, so the facet is a crossed axis
+        key = pd.DataFrame({g: codes[g] for g in nests[n]}).assign(_f=codes[n])
+        rank = key.drop_duplicates().sort_values("_f")
+        rank["_r"] = rank.groupby(list(nests[n])).cumcount()
+        codes[n] = key.merge(rank, how="left", on=[*nests[n], "_f"])["_r"].to_numpy()
+        levels[n] = tuple(str(k + 1) for k in range(int(codes[n].max()) + 1))
+    fixed = [rename[c] for c in f.fixed]
+    stripped = Formula(f.text, f.outcome, tuple(fixed), tuple(random))
+    for n in facets:
+        if len(levels[n]) < 2:
+            raise DesignError(
+                f"Column {[c for c, v in rename.items() if v == n][0]!r} has a single level "
+                f"({levels[n][0]!r}) in the rows used; drop its terms from the formula."
+            )
+    cell_codes = np.stack([codes[n] for n in facets], axis=1)
+    cells, row_cell = cell_stats(cell_codes, yv, facets)
+    replicates = bool((cells["n"] > 1).any())
+    terms = formula_terms(stripped, tuple(facets), replicates=replicates)
+    if categories is not None:
+        terms.insert(1, Term("category", ("category",), "random"))
+    _confounded(terms, codes, replicates, len(cells))
+    balanced = is_balanced(cells, [len(levels[n]) for n in facets], item_category)
+    y_sd = float(np.std(yv, ddof=1)) if len(yv) > 1 else 0.0
+    if y_sd == 0.0:
+        raise DesignError(f"Outcome {f.outcome!r} is constant over the rows used: nothing to decompose.")
+    role_of = {n: c for c, n in rename.items()}
+    judge_term = next((t for t in terms if t.facets == ("judge",)), None)
+    if warn:
+        for note in notes:
+            warnings.warn(note, DesignWarning, stacklevel=3)
+    return Design(
+        roles=Roles(
+            outcome=f.outcome,
+            **{r: role_of.get(r) for r in ("item", "prompt", "judge", "temperature", "category")},
+        ),
+        facets=tuple(facets),
+        levels=levels,
+        categories=categories,
+        item_category=item_category,
+        cells=cells,
+        n_rows=int(len(yv)),
+        dropped=dropped,
+        notes=tuple(notes),
+        balanced=bool(balanced),
+        y_mean=float(np.mean(yv)),
+        y_sd=y_sd,
+        binary=bool(np.isin(yv, (0.0, 1.0)).all()),
+        judge_effect="fixed" if judge_term is None or judge_term.kind == "fixed" else "random",
+        family="gaussian",
+        overdispersion=False,
+        terms=tuple(terms),
+        row_cell=row_cell,
+        row_y=yv,
+        formula=f.text,
+        facet_columns={
+            n: c
+            for n, c in role_of.items()
+            if n not in ("item", "prompt", "judge", "temperature", "category")
+        },
+    )

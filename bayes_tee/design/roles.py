@@ -1,0 +1,656 @@
+"""Column roles -> a validated :class:`Design` with per-cell sufficient statistics.
+
+This is the one place where user input is checked and every error message is written. A
+*cell* is one (item, prompt, temperature, judge) combination; its replicate calls are
+exchangeable, so the Gaussian model only needs each cell's count, mean and within-cell sum of
+squares.
+
+>>> import bayes_tee as bt
+>>> df = bt.datasets.load("tee_demo")
+>>> d = bt.validate_design(df, outcome="score", item="item", prompt="prompt", judge="judge")
+>>> d.counts["item"], d.balanced
+(40, True)
+"""
+
+from __future__ import annotations
+
+import difflib
+import warnings
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from .._core.exceptions import DesignError, DesignWarning
+from ..pairwise.verdicts import recode, verdict_scores
+from .losses import drop_missing, dropped_notes
+from .terms import FACETS, Term, model_terms
+
+ROLE_NAMES: tuple[str, ...] = (
+    "outcome",
+    "item",
+    "prompt",
+    "judge",
+    "temperature",
+    "replicate",
+    "category",
+    "position",
+)
+
+
+@dataclass(frozen=True)
+class Roles:
+    """Which column of the data plays which role (``None``: the role is absent)."""
+
+    outcome: str
+    item: str
+    prompt: str | None = None
+    judge: str | None = None
+    temperature: str | None = None
+    replicate: str | None = None
+    category: str | None = None
+    position: str | None = None
+
+    def as_dict(self) -> dict[str, str | None]:
+        """Roles as a plain dict, for saving."""
+        return {name: getattr(self, name) for name in ROLE_NAMES}
+
+
+@dataclass(frozen=True)
+class Design:
+    """A validated evaluation design.
+
+    Attributes
+    ----------
+    roles : Roles
+        Column roles as given.
+    facets : tuple of str
+        Crossed facets with two or more levels, in :data:`bayes_tee.design.terms.FACETS` order.
+    levels : dict
+        Facet -> level labels (strings), for every role given (also single-level ones).
+    categories : tuple of str or None
+        Category labels when items are nested in categories with two or more levels.
+    item_category : numpy.ndarray or None
+        Category code of each item.
+    cells : pandas.DataFrame
+        One row per observed cell: integer codes per facet, ``n``, ``mean``, ``ss``.
+    n_rows : int
+        Rows used.
+    dropped : dict
+        Reason -> number of rows dropped for it.
+    notes : tuple of str
+        Plain-language notes on what validation changed.
+    balanced : bool
+        Every cell of the full cross is present with the same replicate count (and, with
+        categories, every category has the same number of items).
+    y_mean, y_sd : float
+        Mean and SD of the outcome over the rows used.
+    binary : bool
+        The outcome takes only the values 0 and 1.
+    """
+
+    roles: Roles
+    facets: tuple[str, ...]
+    levels: dict[str, tuple[str, ...]]
+    categories: tuple[str, ...] | None
+    item_category: np.ndarray | None
+    cells: pd.DataFrame
+    n_rows: int
+    dropped: dict[str, int]
+    notes: tuple[str, ...]
+    balanced: bool
+    y_mean: float
+    y_sd: float
+    binary: bool
+    judge_effect: Literal["fixed", "random"] = "fixed"
+    family: Literal["gaussian", "binomial"] = "gaussian"
+    overdispersion: bool = True
+    terms: tuple[Term, ...] = field(default=())
+    row_cell: np.ndarray | None = field(default=None, repr=False)
+    row_y: np.ndarray | None = field(default=None, repr=False)
+    formula: str | None = None
+    facet_columns: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def columns(self) -> dict[str, str]:
+        """Facet (and ``category``) -> the data column it was read from."""
+        out = {f: c for f, c in self.roles.as_dict().items() if c is not None and f != "outcome"}
+        return out | self.facet_columns
+
+    def facet_of(self, name: str) -> str:
+        """The facet a name refers to: a facet's own name, or the column it was read from."""
+        if name in self.facets or name in ("replicate", "category"):
+            return name
+        return {c: f for f, c in self.columns.items()}.get(name, name)
+
+    @property
+    def counts(self) -> dict[str, float]:
+        """Level counts of the observed design: one per facet, ``category``, ``replicate``.
+
+        ``replicate`` is the mean number of calls per observed cell; facets that were not
+        given or have a single level count 1.
+        """
+        out: dict[str, float] = {f: 1 for f in FACETS}
+        out.update({f: len(self.levels[f]) for f in self.facets})
+        out["category"] = len(self.categories) if self.categories else 1
+        out["replicate"] = float(self.cells["n"].mean())
+        return out
+
+    @property
+    def has_replicates(self) -> bool:
+        """Whether some cell holds two or more calls."""
+        return bool((self.cells["n"] > 1).any())
+
+    @property
+    def n_cells(self) -> int:
+        """Number of observed cells."""
+        return len(self.cells)
+
+    @property
+    def n_full_cells(self) -> int:
+        """Number of cells in the full cross of the facets."""
+        return int(np.prod([len(self.levels[f]) for f in self.facets]))
+
+    def summary(self) -> pd.DataFrame:
+        """Levels, cells and rows, as a table.
+
+        Examples
+        --------
+        >>> d.summary()  # doctest: +SKIP
+        """
+        cols = self.columns
+        rows = [
+            {"what": f"{f} levels", "value": len(self.levels[f]), "column": cols.get(f)}
+            for f in (*FACETS, *(f for f in self.levels if f not in FACETS))
+            if f in self.levels
+        ]
+        if self.categories:
+            rows.append(
+                {"what": "category levels", "value": len(self.categories), "column": self.roles.category}
+            )
+        rows += [
+            {"what": "cells observed", "value": self.n_cells, "column": None},
+            {"what": "cells in full cross", "value": self.n_full_cells, "column": None},
+            {"what": "replicates per cell (min)", "value": int(self.cells["n"].min()), "column": None},
+            {"what": "replicates per cell (max)", "value": int(self.cells["n"].max()), "column": None},
+            {"what": "rows used", "value": self.n_rows, "column": self.roles.outcome},
+            {"what": "rows dropped", "value": sum(self.dropped.values()), "column": None},
+            {"what": "balanced", "value": self.balanced, "column": None},
+        ]
+        rows += [{"what": f"dropped: {k}", "value": v, "column": None} for k, v in self.dropped.items()]
+        return pd.DataFrame(rows)
+
+    def __repr__(self) -> str:
+        dims = ", ".join(f"{f}={len(self.levels[f])}" for f in self.facets)
+        cat = f", category={len(self.categories)}" if self.categories else ""
+        return (
+            f"Design({dims}{cat}; {self.n_cells} cells of {self.n_full_cells}, "
+            f"{self.n_rows} rows used, {sum(self.dropped.values())} dropped, "
+            f"{'balanced' if self.balanced else 'unbalanced'})"
+        )
+
+    def to_dict(self) -> dict:
+        """JSON-serialisable description (no data) for the saved posterior's attributes."""
+        return {
+            "roles": self.roles.as_dict(),
+            "facets": list(self.facets),
+            "levels": {k: list(v) for k, v in self.levels.items()},
+            "categories": list(self.categories) if self.categories else None,
+            "item_category": None if self.item_category is None else self.item_category.tolist(),
+            "n_rows": self.n_rows,
+            "dropped": self.dropped,
+            "notes": list(self.notes),
+            "balanced": self.balanced,
+            "y_mean": self.y_mean,
+            "y_sd": self.y_sd,
+            "binary": self.binary,
+            "judge_effect": self.judge_effect,
+            "family": self.family,
+            "overdispersion": self.overdispersion,
+            "formula": self.formula,
+            "facet_columns": self.facet_columns,
+            "terms": [[t.label, list(t.facets), t.kind] for t in self.terms] if self.formula else None,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict, cells: pd.DataFrame) -> Design:
+        """The design :meth:`to_dict` described, with its per-cell statistics ``cells``."""
+        facets = tuple(d["facets"])
+        cells = cells[[*facets, "n", "mean", "ss"]]
+        family = d.get("family", "gaussian")
+        overdispersion = d.get("overdispersion", True)
+        if d.get("terms"):
+            terms = [Term(label, tuple(fs), kind) for label, fs, kind in d["terms"]]
+        else:
+            terms = model_terms(
+                facets,
+                replicates=bool((cells["n"] > 1).any()),
+                category=d["categories"] is not None,
+                judge_effect=d["judge_effect"],
+                family=family,
+                overdispersion=overdispersion,
+            )
+        return cls(
+            roles=Roles(**d["roles"]),
+            facets=facets,
+            levels={k: tuple(v) for k, v in d["levels"].items()},
+            categories=tuple(d["categories"]) if d["categories"] else None,
+            item_category=None if d["item_category"] is None else np.asarray(d["item_category"]),
+            cells=cells,
+            n_rows=d["n_rows"],
+            dropped=d["dropped"],
+            notes=tuple(d["notes"]),
+            balanced=d["balanced"],
+            y_mean=d["y_mean"],
+            y_sd=d["y_sd"],
+            binary=d["binary"],
+            judge_effect=d["judge_effect"],
+            family=family,
+            overdispersion=overdispersion,
+            terms=tuple(terms),
+            formula=d.get("formula"),
+            facet_columns=dict(d.get("facet_columns") or {}),
+        )
+
+
+def _closest(name: str, columns: list[str]) -> str:
+    match = difflib.get_close_matches(name, columns, n=1)
+    return f" Did you mean {match[0]!r}?" if match else ""
+
+
+def check_roles(df: pd.DataFrame, roles: Roles) -> None:
+    """Every role is a string naming a distinct column of ``df``; the error names the fix."""
+    given = {k: v for k, v in roles.as_dict().items() if v is not None}
+    for role, col in given.items():
+        if not isinstance(col, str):
+            raise DesignError(f"Role {role!r} must be a column name (a string), got {col!r}.")
+    seen: dict[str, str] = {}
+    for role, col in given.items():
+        if col in seen:
+            raise DesignError(
+                f"Column {col!r} is given for two roles, {seen[col]!r} and {role!r}. "
+                "Each role needs its own column; drop one of the two arguments."
+            )
+        seen[col] = role
+    columns = [str(c) for c in df.columns]
+    missing = [(role, col) for role, col in given.items() if col not in df.columns]
+    if missing:
+        lines = "; ".join(f"{role}={col!r}{_closest(col, columns)}" for role, col in missing)
+        raise DesignError(
+            f"Column(s) not in the data: {lines}. Available columns: {columns}. "
+            "Pass the right column name for each role, or leave an optional role out."
+        )
+
+
+def outcome_values(df: pd.DataFrame, col: str) -> pd.Series:
+    """The outcome column as floats (booleans as 0/1); a text or infinite score is an error."""
+    y = df[col]
+    if pd.api.types.is_bool_dtype(y):
+        return y.astype(float)
+    if not pd.api.types.is_numeric_dtype(y):
+        example = y.dropna().astype(str).unique()[:3].tolist()
+        raise DesignError(
+            f"Outcome column {col!r} is not numeric (values like {example}). Convert it to "
+            f"numbers first, e.g. df[{col!r}] = (df[{col!r}] == {example[0]!r}).astype(int) for a "
+            "binary verdict."
+        )
+    y = y.astype(float)
+    if np.isinf(y).any():
+        raise DesignError(
+            f"Outcome column {col!r} has {int(np.isinf(y).sum())} infinite value(s). "
+            "Replace them with NaN (they are then dropped and counted) or fix the scores."
+        )
+    return y
+
+
+def level_codes(values: pd.Series) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Integer codes and string labels, levels in natural (numeric if possible) order."""
+    cat = pd.Categorical(values)
+    labels = tuple(str(c) for c in cat.categories)
+    return np.asarray(cat.codes, dtype=np.int64), labels
+
+
+#: ``DataFrame.attrs`` key under which the log readers (:mod:`bayes_tee.io`) store the roles of
+#: the columns they write, so ``fit_posterior(bt.read_inspect(...))`` needs no role arguments.
+ROLES_ATTR = "bayes_tee_roles"
+
+
+def frame_roles(df: pd.DataFrame, roles: dict[str, str | None]) -> dict[str, str | None]:
+    """The roles given, completed from the roles a log reader stored in ``df.attrs``.
+
+    With ``outcome`` and ``item`` both given, the roles are the ones given. With neither, the
+    stored roles are used and any role given overrides its stored column. A frame holding
+    several models (a ``model`` column from a reader) is refused: one decomposition per model.
+
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"score": [1.0], "item": ["a"]})
+    >>> df.attrs[ROLES_ATTR] = {"outcome": "score", "item": "item"}
+    >>> frame_roles(df, {"outcome": None, "item": None, "judge": None})["outcome"]
+    'score'
+    """
+    if roles.get("outcome") is not None and roles.get("item") is not None:
+        return roles
+    stored = df.attrs.get(ROLES_ATTR) if isinstance(df, pd.DataFrame) else None
+    if roles.get("outcome") is None and roles.get("item") is None and stored:
+        if "model" in df.columns and df["model"].nunique() > 1:
+            names = ", ".join(map(repr, sorted(df["model"].dropna().astype(str).unique())))
+            raise DesignError(
+                f"The frame holds several models in column 'model' ({names}); the decomposition "
+                "is per model: fit one at a time, e.g. df[df['model'] == ...], or read one model "
+                "with the reader's model= argument."
+            )
+        return {**roles, **stored, **{k: v for k, v in roles.items() if v is not None}}
+    missing = [r for r in ("outcome", "item") if roles.get(r) is None]
+    raise DesignError(
+        f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} required: name the score "
+        "column with outcome= and the item column with item= (a frame from bt.read_inspect, "
+        "bt.read_promptfoo or bt.read_lm_eval carries its roles and needs neither)."
+    )
+
+
+def validate_design(
+    df: pd.DataFrame,
+    *,
+    outcome: str | None = None,
+    item: str | None = None,
+    prompt: str | None = None,
+    judge: str | None = None,
+    temperature: str | None = None,
+    replicate: str | None = None,
+    category: str | None = None,
+    position: str | None = None,
+    swapped: object = None,
+    judge_effect: Literal["fixed", "random"] = "fixed",
+    family: Literal["gaussian", "binomial"] = "gaussian",
+    overdispersion: bool | None = None,
+    warn: bool = True,
+) -> Design:
+    """Check column roles and build the :class:`Design`.
+
+    Rows with a missing outcome or a missing role value are dropped and counted in
+    ``Design.dropped``; a role with a single level has its terms dropped (said once, as a
+    :class:`~bayes_tee.DesignWarning`).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Long data, one row per scored call.
+    outcome, item : str
+        Required columns: the score and the item identifier (optional for a frame from a log
+        reader, which carries its roles: :func:`frame_roles`).
+    prompt, judge, temperature, replicate, category : str, optional
+        Optional facet columns. ``replicate`` labels calls within a cell; without it every row
+        in a cell counts as a replicate.
+    position : str, optional
+        Pairwise data: the presentation-order column (Messing 2026 App. H), a fixed factor with
+        its sensitivity index. The outcome may then hold verdict labels (``A``, ``B``,
+        ``tie``, ``A>B``...), scored 1 / 0.5 / 0 (:func:`bayes_tee.pairwise.verdicts.verdict_scores`).
+    swapped : optional
+        With ``position``: the order level whose verdicts are in the swapped slot frame; those
+        rows are recoded to "the pair's first system wins" (``1 - y``, ties stay 0.5; seed
+        000 App. R, :func:`bayes_tee.pairwise.verdicts.recode`). Leave it out when the outcome is
+        already in the system frame.
+    judge_effect : {"fixed", "random"}
+        How judges enter the model.
+    family : {"gaussian", "binomial"}
+        ``gaussian``: the linear (probability) model. ``binomial``: the logit GLMM, for 0/1
+        outcomes only.
+    overdispersion : bool, optional
+        Binomial only: a cell-level random effect (default: on when some cell has two or
+        more calls, where it is identified).
+    warn : bool
+        Emit the notes as warnings.
+
+    Returns
+    -------
+    Design
+
+    Raises
+    ------
+    DesignError
+        With the column and the fix in the message.
+
+    Examples
+    --------
+    >>> d = validate_design(df, outcome="score", item="item", prompt="prompt")
+    >>> d.dropped
+    {}
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise DesignError(f"Expected a pandas DataFrame, got {type(df).__name__}.")
+    if judge_effect not in ("fixed", "random"):
+        raise DesignError(f"judge_effect must be 'fixed' or 'random', got {judge_effect!r}.")
+    if family not in ("gaussian", "binomial"):
+        raise DesignError(
+            f"family must be 'gaussian' (linear model) or 'binomial' (logit GLMM), got {family!r}."
+        )
+    given = dict(
+        outcome=outcome, item=item, prompt=prompt, judge=judge, temperature=temperature,
+        replicate=replicate, category=category, position=position,
+    )  # fmt: skip
+    roles = Roles(**frame_roles(df, given))
+    outcome, position, replicate = roles.outcome, roles.position, roles.replicate
+    check_roles(df, roles)
+    if swapped is not None and position is None:
+        raise DesignError(
+            "swapped= names a level of the presentation-order column; pass position='<column>' too."
+        )
+    if position is not None:
+        if swapped is not None:
+            df = recode(df, verdict=outcome, order=position, swapped=swapped, out=outcome)
+        else:
+            df = df.assign(**{outcome: verdict_scores(df[outcome], outcome)})
+    y = outcome_values(df, outcome)
+
+    keep = np.ones(len(df), dtype=bool)
+    given = {col: f"{col} ({role})" for role, col in roles.as_dict().items() if role != "outcome" and col}
+    keep, dropped = drop_missing(df, y, outcome, given)
+    data = df.loc[keep]
+    yv = y.to_numpy()[keep]
+
+    in_logs = log_losses(df)
+    notes = dropped_notes(dropped | in_logs, len(data), len(df) + sum(in_logs.values()))
+    dropped = dropped | {f"{reason} (in the logs)": n for reason, n in in_logs.items()}
+    codes, levels, facets = facet_codes(data, roles, notes)
+    categories, item_category = categories_of(data, roles, codes["item"], levels["item"], notes)
+
+    cell_codes = np.stack([codes[f] for f in facets], axis=1)
+    if replicate is not None:
+        key = pd.DataFrame(cell_codes, columns=facets).assign(_rep=data[replicate].to_numpy())
+        dup = key.duplicated()
+        if dup.any():
+            raise DesignError(
+                f"{int(dup.sum())} row(s) repeat a (cell, {replicate!r}) combination, e.g. row "
+                f"{data.index[np.flatnonzero(dup.to_numpy())[0]]!r}. Remove duplicated calls, or "
+                "leave replicate=None to count every row of a cell as a replicate."
+            )
+    cells, row_cell = cell_stats(cell_codes, yv, facets)
+    non_binary = np.unique(yv[~np.isin(yv, (0.0, 1.0))])[:3].tolist()
+    y_sd = float(np.std(yv, ddof=1)) if len(yv) > 1 else 0.0
+    return assemble_design(
+        roles,
+        facets,
+        levels,
+        categories,
+        item_category,
+        cells,
+        notes,
+        summary=dict(n_rows=int(len(yv)), dropped=dropped, y_mean=float(np.mean(yv)), y_sd=y_sd),
+        non_binary=non_binary,
+        options=dict(judge_effect=judge_effect, family=family, overdispersion=overdispersion),
+        warn=warn,
+        rows=(row_cell, yv),
+    )
+
+
+def is_balanced(cells: pd.DataFrame, n_levels: list[int], item_category: np.ndarray | None) -> bool:
+    """Every cell of the full cross present with the same calls (and, with categories, every
+    category holding the same number of items).
+    """
+    balanced = len(cells) == int(np.prod(n_levels)) and cells["n"].nunique() == 1
+    if balanced and item_category is not None:
+        balanced = len(set(np.bincount(item_category).tolist())) == 1
+    return bool(balanced)
+
+
+def log_losses(df: pd.DataFrame) -> dict[str, int]:
+    """The scores a log reader could not use (``df.attrs["dropped_by_model"]``), for the models
+    still in ``df``: reason -> count.
+    """
+    by_model = df.attrs.get("dropped_by_model") if ROLES_ATTR in df.attrs else None
+    if not by_model:
+        return {}
+    present = set(df["model"].astype(str)) if "model" in df.columns else set(by_model)
+    total: dict[str, int] = {}
+    for name, reasons in by_model.items():
+        if name in present:
+            for reason, n in reasons.items():
+                total[reason] = total.get(reason, 0) + int(n)
+    return total
+
+
+def facet_codes(
+    data: pd.DataFrame, roles: Roles, notes: list[str]
+) -> tuple[dict[str, np.ndarray], dict[str, tuple[str, ...]], list[str]]:
+    """Level codes and labels of every facet column of ``data`` (rows, or one row per cell),
+    and the facets with two or more levels; a facet with one level is noted and left out.
+    """
+    levels: dict[str, tuple[str, ...]] = {}
+    codes: dict[str, np.ndarray] = {}
+    facets: list[str] = []
+    for f in FACETS:
+        col = getattr(roles, f)
+        if col is None:
+            continue
+        codes[f], levels[f] = level_codes(data[col])
+        if len(levels[f]) >= 2:
+            facets.append(f)
+        elif f == "item":
+            raise DesignError(
+                f"Item column {roles.item!r} has a single level ({levels[f][0]!r}); the decomposition "
+                "needs two or more items. Check the column or the rows kept."
+            )
+        else:
+            notes.append(
+                f"{f} column {col!r} has a single level ({levels[f][0]!r}): its terms are "
+                "dropped from the model."
+            )
+    return codes, levels, facets
+
+
+def assemble_design(
+    roles: Roles,
+    facets: list[str],
+    levels: dict[str, tuple[str, ...]],
+    categories: tuple[str, ...] | None,
+    item_category: np.ndarray | None,
+    cells: pd.DataFrame,
+    notes: list[str],
+    *,
+    summary: dict,
+    non_binary: list,
+    options: dict,
+    warn: bool,
+    rows: tuple[np.ndarray, np.ndarray] | None = None,
+) -> Design:
+    """The :class:`Design` from per-cell statistics (``cells``: facet codes, ``n``, ``mean``,
+    ``ss``) and the outcome's summary (``n_rows``, ``dropped``, ``y_mean``, ``y_sd``); ``rows``
+    is each row's cell and score when the rows are in memory.
+    """
+    balanced = is_balanced(cells, [len(levels[f]) for f in facets], item_category)
+    family, overdispersion = options["family"], options["overdispersion"]
+    outcome = roles.outcome
+    if family == "binomial" and non_binary:
+        raise DesignError(
+            f"family='binomial' needs a 0/1 outcome, but column {outcome!r} has other values "
+            f"(e.g. {non_binary}). Recode it to 0/1 (e.g. df[{outcome!r}] = (df[{outcome!r}] > threshold)"
+            ".astype(int)) or use family='gaussian' for graded scores."
+        )
+    if overdispersion is None:
+        overdispersion = bool((cells["n"] > 1).any())
+    if summary["y_sd"] == 0.0:
+        raise DesignError(
+            f"Outcome {outcome!r} is constant ({summary['y_mean']!r}) over the rows used: there is no "
+            "variance to decompose."
+        )
+    terms = model_terms(
+        tuple(facets),
+        replicates=bool((cells["n"] > 1).any()),
+        category=categories is not None,
+        judge_effect=options["judge_effect"],
+        family=family,
+        overdispersion=bool(overdispersion),
+    )
+    if warn:
+        for note in notes:
+            warnings.warn(note, DesignWarning, stacklevel=3)
+    return Design(
+        roles=roles,
+        facets=tuple(facets),
+        levels=levels,
+        categories=categories,
+        item_category=item_category,
+        cells=cells,
+        n_rows=int(summary["n_rows"]),
+        dropped=summary["dropped"],
+        notes=tuple(notes),
+        balanced=bool(balanced),
+        y_mean=float(summary["y_mean"]),
+        y_sd=float(summary["y_sd"]),
+        binary=not non_binary,
+        judge_effect=options["judge_effect"],
+        family=family,
+        overdispersion=bool(overdispersion),
+        terms=tuple(terms),
+        row_cell=None if rows is None else rows[0],
+        row_y=None if rows is None else rows[1],
+    )
+
+
+def categories_of(
+    data: pd.DataFrame,
+    roles: Roles,
+    item_codes: np.ndarray,
+    item_levels: tuple[str, ...],
+    notes: list[str],
+) -> tuple[tuple[str, ...] | None, np.ndarray | None]:
+    """Category labels and each item's category code (``None``, ``None`` without a category
+    column or with a single category); an item in two categories is an error.
+    """
+    if roles.category is None:
+        return None, None
+    cat_codes, cat_levels = level_codes(data[roles.category])
+    pairs = pd.DataFrame({"item": item_codes, "cat": cat_codes}).drop_duplicates()
+    multi = pairs["item"].value_counts()
+    multi = multi[multi > 1]
+    if len(multi):
+        bad = item_levels[int(multi.index[0])]
+        cats = [cat_levels[c] for c in pairs.loc[pairs["item"] == multi.index[0], "cat"]]
+        raise DesignError(
+            f"Items must each sit in one category, but {len(multi)} item(s) appear in several "
+            f"(item {bad!r} is in {cats}). Fix column {roles.category!r} or leave category out."
+        )
+    if len(cat_levels) < 2:
+        notes.append(
+            f"category column {roles.category!r} has a single level ({cat_levels[0]!r}): the "
+            "category term is dropped."
+        )
+        return None, None
+    item_category = np.empty(len(item_levels), dtype=np.int64)
+    item_category[pairs["item"].to_numpy()] = pairs["cat"].to_numpy()
+    return cat_levels, item_category
+
+
+def cell_stats(cell_codes: np.ndarray, y: np.ndarray, facets: list[str]) -> tuple[pd.DataFrame, np.ndarray]:
+    """Per-cell count, mean and within-cell sum of squares (centred, so exact at zero spread),
+    and each row's cell index.
+    """
+    frame = pd.DataFrame(cell_codes, columns=facets)
+    frame["y"] = y
+    grouped = frame.groupby(facets, sort=True)
+    row_cell = grouped.ngroup().to_numpy()
+    means = grouped["y"].transform("mean").to_numpy()
+    frame["dev2"] = (y - means) ** 2
+    out = frame.groupby(facets, sort=True).agg(n=("y", "size"), mean=("y", "mean"), ss=("dev2", "sum"))
+    return out.reset_index(), row_cell

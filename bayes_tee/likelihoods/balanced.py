@@ -1,0 +1,84 @@
+"""``balanced``: exact for balanced designs. The stratum sums of squares are sufficient
+(:mod:`bayes_tee.likelihoods.anova`): one scaled chi-square term per stratum plus Gaussian terms for the
+grand mean and the fixed contrasts. No random-effect vectors, so no funnels; the cost does not
+grow with the number of calls.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pymc as pm
+import pytensor.tensor as pt
+
+from .._core.priors import PriorSpec
+from ..design.roles import Design
+from .anova import strata
+from .parts import coords, fixed_effect, intercept, sd_priors
+
+
+def balanced_model(design: Design, priors: PriorSpec) -> pm.Model:
+    """The balanced-strata likelihood; score-dependent inputs are data containers (:func:`balanced_data`)."""
+    if not design.balanced:
+        raise ValueError(
+            "method='balanced' needs every cell present with the same number of replicates; "
+            "use method='cells' (or 'auto') for this design."
+        )
+    st = strata(design)
+    with pm.Model(coords=coords(design)) as model:
+        # Everything that depends on the scores is a data container, so a compiled model can be
+        # refitted to new scores of the same design without recompiling (balanced_data).
+        data = balanced_data(design, st)
+        y_sd = pm.Data("y_sd", data["y_sd"])
+        sig = sd_priors(design, priors, y_sd)
+        strata_potentials(
+            design,
+            priors,
+            st,
+            sig,
+            ss=pm.Data("strata_ss", data["strata_ss"]),
+            grand_mean=pm.Data("grand_mean", data["grand_mean"]),
+            deviations={
+                fs.term: pm.Data(f"{fs.term}_deviations", data[f"{fs.term}_deviations"]) for fs in st.fixed
+            },
+            y_mean=pm.Data("y_mean", data["y_mean"]),
+            y_sd=y_sd,
+        )
+    return model
+
+
+def strata_potentials(
+    design: Design, priors: PriorSpec, st, sig, *, ss, grand_mean, deviations, y_mean=None, y_sd=None
+) -> None:
+    """The balanced likelihood from stratum sums of squares, grand mean and fixed-level deviations
+    (data containers for ``balanced``, tensors of the completed array for ``augmented``).
+    """
+    s2 = pt.stack([sig[label] ** 2 for label in st.var_terms])
+    ems = pt.dot(pt.as_tensor(st.coef), s2)
+    pm.Potential("strata_loglik", -0.5 * pt.sum(st.df * pt.log(ems) + ss / ems))
+    mu = intercept(design, priors, y_mean, y_sd)
+    ems0 = pt.dot(pt.as_tensor(st.grand_coef), s2)
+    pm.Potential("grand_mean_loglik", -0.5 * (pt.log(ems0) + st.n_total * (grand_mean - mu) ** 2 / ems0))
+    fixed_terms = {t.label: t for t in design.terms if t.kind == "fixed"}
+    for fs in st.fixed:
+        beta = fixed_effect(design, priors, fixed_terms[fs.term], y_sd)
+        emsf = pt.dot(pt.as_tensor(fs.coef), s2)
+        q = fs.weight * pt.sum((deviations[fs.term] - beta) ** 2)
+        pm.Potential(f"{fs.term}_loglik", -0.5 * (fs.df * pt.log(emsf) + q / emsf))
+
+
+def balanced_data(design: Design, st=None) -> dict[str, np.ndarray]:
+    """The score-dependent inputs of the balanced model, by data-container name.
+
+    Two balanced designs with the same layout differ only in these, so a compiled model is
+    refitted to new scores with ``compiled.with_data(**balanced_data(design))``.
+    """
+    st = strata(design) if st is None else st
+    out = {
+        "y_sd": np.asarray(design.y_sd, float),
+        "y_mean": np.asarray(design.y_mean, float),
+        "strata_ss": np.asarray(st.ss, float),
+        "grand_mean": np.asarray(st.grand_mean, float),
+    }
+    for fs in st.fixed:
+        out[f"{fs.term}_deviations"] = np.asarray(fs.deviations, float)
+    return out

@@ -1,0 +1,411 @@
+"""The :class:`Posterior` of a TEE fit: a facade over the topic modules.
+
+A Posterior holds the draws (an ArviZ ``DataTree``), the validated design, the priors and how
+the fit was made. Each method is a thin call into the module that does the work
+(:mod:`~bayes_tee.posterior.components`, :mod:`~bayes_tee.posterior.theta`,
+:mod:`~bayes_tee.posterior.shares`, :mod:`~bayes_tee.posterior.dstudy`,
+:mod:`~bayes_tee.posterior.budget`, :mod:`~bayes_tee.posterior.gaming`,
+:mod:`~bayes_tee.posterior.power_scaling`, :mod:`~bayes_tee.posterior.link_comparison`,
+:mod:`~bayes_tee.posterior.report`, :mod:`~bayes_tee.plots`), and every table it returns
+carries the fit's diagnostics verdict. Saving writes netCDF (:mod:`~bayes_tee.posterior.netcdf`);
+:func:`load` reads it back.
+
+>>> import bayes_tee as bt
+>>> post = bt.fit_posterior(bt.datasets.load("tee_demo"), outcome="score", item="item",
+...                         prompt="prompt", judge="judge", random_seed=1)  # doctest: +SKIP
+>>> post.save("models/tee_demo.nc"); post2 = bt.load("models/tee_demo.nc")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from .. import plots
+from .._core import diagnostics as diag
+from .._core.priors import PriorSpec
+from .._core.trees import group
+from ..design.formula import write_formula
+from ..design.roles import Design
+from . import components as comp
+from . import dstudy, gaming, reliability, report, theta
+from . import link_comparison as links
+from . import netcdf as io
+from . import power_scaling as psens
+from .budget import Plan
+from .budget import allocate as allocate_budget
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+Categories = Literal["fixed", "random"]
+
+
+class Posterior(diag.FitResult):
+    """Posterior of the TEE model.
+
+    Parameters
+    ----------
+    idata : xarray.DataTree
+        Draws (ArviZ 1); its ``posterior`` group holds ``sigma_<term>``, ``mu`` and ``<facet>_effect``.
+    design : Design
+        The validated design the model was fitted to.
+    priors : PriorSpec
+        Priors used.
+    method : str
+        Likelihood (a name in :data:`bayes_tee.likelihoods.LIKELIHOODS`).
+    info : dict, optional
+        Sampler, timings and settings.
+    """
+
+    def __init__(
+        self, idata: xr.DataTree, design: Design, priors: PriorSpec, method: str, info: dict | None = None
+    ) -> None:
+        self.idata = idata
+        self.design = design
+        self.priors = priors
+        self.method = method
+        self.info = dict(info or {})
+
+    # -- what was fitted ---------------------------------------------------------------------
+    @property
+    def _draws(self) -> xr.Dataset:
+        """The ``posterior`` group of :attr:`idata` as a Dataset."""
+        return group(self.idata, "posterior")
+
+    @property
+    def terms(self) -> list:
+        """The model's terms (components), in display order."""
+        return list(self.design.terms)
+
+    @property
+    def formula(self) -> str:
+        """The model as an lme4-style formula over the data's columns: the one given, or the TEE
+        formula the roles wrote (:func:`~bayes_tee.design.formula.write_formula`); refit it with
+        ``fit_posterior(df, formula=post.formula)``.
+        """
+        if self.design.formula:
+            return self.design.formula
+        return write_formula(self.design.roles.outcome, self.terms, self.design.columns)
+
+    @property
+    def family(self) -> str:
+        """``gaussian`` (linear model) or ``binomial`` (logit GLMM)."""
+        return self.design.family
+
+    @property
+    def scale(self) -> str:
+        """Scale of the variance components: ``outcome`` or ``latent (logit)``."""
+        return "latent (logit)" if self.family == "binomial" else "outcome"
+
+    def _fixed_residual(self, t) -> bool:
+        """The GLMM's logistic residual: a constant, not a parameter."""
+        return self.family == "binomial" and t.kind == "residual"
+
+    def _convergence_vars(self) -> list[str]:
+        return [t.var_name for t in self.terms if not self._fixed_residual(t)] + ["mu"]
+
+    def diagnostics(self) -> dict:
+        """R-hat, bulk/tail ESS and divergences over the SDs, grand mean and fixed effects: a dict
+        of ``max_rhat, min_ess_bulk, min_ess_tail, divergences, n_draws, ok, problems``.
+        """
+        return self.convergence()
+
+    def component_draws(self) -> xr.DataArray:
+        """Variance of every component per draw, dims ``(chain, draw, component)``
+        (:func:`bayes_tee.posterior.components.component_draws`: fixed facets as population variances).
+        """
+        return comp.component_draws(self._draws, self.terms)
+
+    # -- components, shares, theta -----------------------------------------------------------
+    def components(self, level: float = 0.9) -> pd.DataFrame:
+        """Per-observation variance components and their shares of the per-call variance.
+
+        Returns ``component, mean, median, low, high, share_median, share_low, share_high``.
+
+        >>> post.components()  # doctest: +SKIP
+        """
+        return self._stamp(comp.components_table(self.component_draws(), level))
+
+    def design_counts(
+        self,
+        n_items=None,
+        n_prompts=None,
+        n_judges=None,
+        n_temperatures=None,
+        n_replicates=None,
+        n_categories=None,
+        n_positions=None,
+    ) -> dict[str, float]:
+        """Level counts of the observed design with any of them replaced
+        (:func:`~bayes_tee.posterior.dstudy.counts_with`).
+        """
+        return dstudy.counts_with(self.design.counts, **_arguments(locals()))
+
+    def shares(
+        self,
+        n_items=None,
+        n_prompts=None,
+        n_judges=None,
+        n_temperatures=None,
+        n_replicates=None,
+        *,
+        n_categories=None,
+        n_positions=None,
+        estimand: comp.Estimand = "domain",
+        categories: Categories = "fixed",
+        level: float = 0.9,
+        scale: Literal["model", "probability"] = "model",
+        n_draws: int = 200,
+        sims_per_draw: int = 100,
+        random_seed: int | None = None,
+    ) -> pd.DataFrame:
+        """Each component's contribution to Var(theta_hat) at a design, and its share.
+
+        ``n_*`` are design counts (``None`` keeps the observed one); ``estimand="finite"`` drops
+        the item terms; ``scale="probability"`` gives the GLMM's shares of the variance of the
+        mean success rate by simulation. Every parameter: :func:`bayes_tee.posterior.theta.shares`.
+
+        Returns ``component, divisor, contribution_median/low/high, share_median/low/high``;
+        ``attrs["var_theta"]``, ``attrs["scale"]``.
+
+        >>> post.shares(n_items=200)  # doctest: +SKIP
+        """
+        return self._stamp(theta.shares(self, **_arguments(locals())))
+
+    def theta(
+        self, level: float = 0.95, *, n_draws: int = 400, sims_per_draw: int = 50, random_seed: int | None = 0
+    ) -> pd.DataFrame:
+        """The grand mean with its panel, TEE and naive intervals side by side.
+
+        ``panel``: this exact judge/temperature panel. ``tee`` adds their sensitivity: what
+        another equally good pipeline would have reported (Messing 2026 Sec. 3.3). ``naive``:
+        ``s / sqrt(n)`` over the rows. The GLMM answers on the probability scale by simulation
+        (``n_draws`` x ``sims_per_draw``); details: :func:`bayes_tee.posterior.theta.theta`.
+
+        >>> post.theta()  # doctest: +SKIP
+        """
+        return self._stamp(theta.theta(self, **_arguments(locals())))
+
+    # -- D-study -------------------------------------------------------------------------------
+    def variance_at(
+        self,
+        designs: pd.DataFrame,
+        *,
+        estimand: comp.Estimand = "domain",
+        decision: dstudy.Decision = "absolute",
+        categories: Categories = "fixed",
+        judges: dstudy.JudgeMode = "new",
+    ) -> np.ndarray:
+        """Var(theta_hat) per posterior draw at each design row, ``(n_draws, n_designs)``
+        (:func:`bayes_tee.posterior.dstudy.variance_at`; ``judges="panel"``: a subset of the fitted panel).
+
+        >>> post.variance_at(bt.tee.dstudy.design_grid(n_items=[50, 100])).shape  # doctest: +SKIP
+        (4000, 2)
+        """
+        return dstudy.variance_at(self, **_arguments(locals()))
+
+    def observed_variance(self, **kwargs) -> np.ndarray:
+        """Var(theta_hat) per posterior draw at the observed design (``variance_at`` keywords)."""
+        return dstudy.observed_variance(self, **kwargs)
+
+    def dstudy(
+        self,
+        n_items=None,
+        n_prompts=None,
+        n_judges=None,
+        n_temperatures=None,
+        n_replicates=None,
+        *,
+        n_categories=None,
+        n_positions=None,
+        estimand: comp.Estimand = "domain",
+        decision: dstudy.Decision = "absolute",
+        categories: Categories = "fixed",
+        judges: dstudy.JudgeMode = "new",
+        target_se: float | None = None,
+        level: float = 0.9,
+        n: dict | None = None,
+    ) -> pd.DataFrame:
+        """Projected SE of theta_hat for every combination of the given design counts.
+
+        ``n_*`` are counts or lists (``None`` keeps the observed count); ``n={"evaluator": [2, 4],
+        "prompt": [1, 3]}`` sets any facet's counts by name; ``decision="relative"``
+        keeps the terms that involve items; ``judges="panel"`` projects a subset of the fitted
+        panel; ``target_se`` adds ``p_below_target``. Every parameter:
+        :func:`bayes_tee.posterior.dstudy.dstudy`.
+
+        Returns one row per design: the counts, ``calls``, ``se_median/low/high``,
+        ``var_ratio_median/low/high`` (against the observed design), ``p_below_target``.
+
+        >>> post.dstudy(n_items=[50, 100, 200], n_prompts=[1, 3, 5])  # doctest: +SKIP
+        """
+        return self._stamp(dstudy.dstudy(self, **_arguments(locals())))
+
+    def reliability(self, object: str = "item", n: dict | None = None, level: float = 0.9) -> pd.DataFrame:
+        """Generalizability (E rho^2) and dependability (Phi) coefficients per posterior draw, at
+        the observed design or at every combination of the counts in ``n`` (facet -> counts).
+
+        ``object`` is the object of measurement (items; a system/model facet when systems are
+        compared). Returns one row per design: ``n_<facet>`` columns, ``erho2_median/low/high``
+        and ``phi_median/low/high``; the rules: :mod:`bayes_tee.posterior.reliability`.
+
+        >>> post.reliability(n={"judge": [1, 3, 5], "prompt": [1, 3]})  # doctest: +SKIP
+        """
+        return self._stamp(reliability.reliability(self, object=object, n=n, level=level))
+
+    def simulate_design(
+        self,
+        n_items=None,
+        n_prompts=None,
+        n_judges=None,
+        n_temperatures=None,
+        n_replicates=None,
+        *,
+        n_categories=None,
+        strategy: Literal["crossed", "cyclic", "random"] = "crossed",
+        cells: pd.DataFrame | Literal["observed"] | None = None,
+        judges: dstudy.JudgeMode = "new",
+        estimand: comp.Estimand = "domain",
+        categories: Categories = "fixed",
+        n_draws: int = 200,
+        sims_per_draw: int = 200,
+        level: float = 0.9,
+        random_seed: int | None = None,
+    ) -> pd.DataFrame:
+        """Posterior-predictive simulation of proposed designs (:mod:`bayes_tee.posterior.predictive`).
+
+        Simulates ``sims_per_draw`` studies of each design per posterior draw, with new
+        effects for every new level, under a judge ``strategy`` (crossed, cyclic, random) or for
+        an exact table of ``cells`` (``"observed"``: the fitted layout). Every parameter and
+        column: :func:`bayes_tee.posterior.theta.simulate_design`.
+
+        >>> post.simulate_design(n_items=100, n_judges=3, strategy="cyclic")  # doctest: +SKIP
+        """
+        return self._stamp(theta.simulate_design(self, **_arguments(locals())))
+
+    def interventions(
+        self,
+        *,
+        estimand: comp.Estimand = "domain",
+        decision: dstudy.Decision = "absolute",
+        level: float = 0.9,
+    ) -> pd.DataFrame:
+        """Percent change in Var(theta_hat) for single design changes (Messing 2026 Fig. 13-14).
+
+        Returns ``intervention``, the changed ``field`` and its ``value``, ``calls_ratio``,
+        ``change_median/low/high`` (percent) and ``p_reduces``.
+
+        >>> post.interventions()  # doctest: +SKIP
+        """
+        return self._stamp(dstudy.interventions(self, **_arguments(locals())))
+
+    def allocate(self, budget: float, **kwargs) -> Plan:
+        """Best design under a budget and the cost-efficiency frontier
+        (:func:`bayes_tee.posterior.budget.allocate`).
+
+        >>> plan = post.allocate(budget=5000, max_items=200)  # doctest: +SKIP
+        """
+        plan = allocate_budget(self, budget, **kwargs)
+        self._stamp(plan.candidates)  # the diagnostics warning travels with the plan
+        return plan
+
+    def gaming_surface(self, k: int = 27, design=None, **kwargs) -> pd.DataFrame:
+        """Expected best-of-``k`` inflation at designs, in score units and Elo (Messing 2026 Sec. 4.4;
+        :func:`bayes_tee.posterior.gaming.gaming_surface`).
+
+        >>> post.gaming_surface(k=27, design=[{"n_prompts": 1, "n_judges": 1}])  # doctest: +SKIP
+        """
+        return self._stamp(gaming.gaming_surface(self, k, design, **kwargs))
+
+    # -- checks of the fit ---------------------------------------------------------------------
+    def sensitivity(self, **kwargs) -> pd.DataFrame:
+        """Power-scaling prior and likelihood sensitivity per component
+        (:func:`bayes_tee.posterior.power_scaling.power_scaling`; ArviZ ``psense``).
+
+        >>> post.sensitivity()  # doctest: +SKIP
+        """
+        return psens.power_scaling(self, **kwargs)
+
+    def compare(self, other: Posterior, **kwargs) -> links.LinkComparison:
+        """LPM vs GLMM shares of the same data (:func:`bayes_tee.posterior.link_comparison.link_comparison`).
+
+        >>> post_lpm.compare(post_glmm).table  # doctest: +SKIP
+        """
+        return links.link_comparison(self, other, **kwargs)
+
+    # -- text, report, figures -----------------------------------------------------------------
+    def summary(self) -> str:
+        """Plain-text summary: design, components, shares, theta and diagnostics
+        (:func:`bayes_tee.posterior.report.summary`; a failed fit ends with a ``WARNING:`` line).
+        """
+        return report.summary(self)
+
+    def writeup(self, **kwargs) -> str:
+        """The paragraph for the paper (:func:`bayes_tee.posterior.report.writeup`).
+
+        >>> print(post.writeup())  # doctest: +SKIP
+        """
+        return report.writeup(self, **kwargs)
+
+    def report(self, path: str | Path, **kwargs) -> Path:
+        """Write the self-contained HTML report (:func:`bayes_tee.posterior.report.report`).
+
+        >>> post.report("report.html", budget=5000)  # doctest: +SKIP
+        """
+        return report.report(self, path, **kwargs)
+
+    def plot_shares(self, kind: Literal["vartheta", "observation"] = "vartheta", **kwargs) -> Figure:
+        """Horizontal bars: posterior median share and 90% interval per component, of
+        Var(theta_hat) at the design (``**kwargs`` go to :meth:`shares`) or of the per-call
+        variance (:func:`bayes_tee.posterior.theta.shares_figure`).
+        """
+        return theta.shares_figure(self, kind, **kwargs)
+
+    def plot_dstudy(self, table: pd.DataFrame | None = None, **kwargs) -> Figure:
+        """SE against items for each prompt/judge count, median line with the interval band
+        (``table`` from :meth:`dstudy`; default :func:`bayes_tee.posterior.dstudy.default_grid`).
+        """
+        return plots.plot_dstudy(dstudy.default_grid(self) if table is None else table, **kwargs)
+
+    def plot_interventions(self, table: pd.DataFrame | None = None, **kwargs) -> Figure:
+        """Horizontal bars of the percent change in Var(theta_hat) per intervention."""
+        return plots.plot_interventions(self.interventions() if table is None else table, **kwargs)
+
+    def __repr__(self) -> str:
+        d = self.diagnostics()
+        status = "diagnostics ok" if d["ok"] else "DIAGNOSTICS FAILED: " + "; ".join(d["problems"])
+        return f"<Posterior {self.method} | {self.design!r} | {d['n_draws']} draws | {status}>"
+
+    # -- persistence ---------------------------------------------------------------------------
+    def save(self, path: str | Path, *, keep_effects: bool = False) -> Path:
+        """Write the posterior to netCDF (:func:`bayes_tee.posterior.netcdf.save`): the SDs, grand mean,
+        fixed effects, sampler statistics and per-cell statistics; effects with ``keep_effects``.
+        """
+        return io.save(self, path, keep_effects=keep_effects)
+
+
+def _arguments(names: dict) -> dict:
+    """A facade method's arguments (its ``locals()`` on entry) as keywords, ``self`` dropped."""
+    return {k: v for k, v in names.items() if k != "self"}
+
+
+def load(path: str | Path) -> Posterior:
+    """Load a posterior written by :meth:`Posterior.save`.
+
+    Raises
+    ------
+    ValueError
+        When the file is not a bayes_tee posterior or is in a format this version does not read.
+
+    Examples
+    --------
+    >>> post = load("models/tee_demo.nc")  # doctest: +SKIP
+    """
+    idata, meta, cells = io.read(path)
+    design = Design.from_dict(meta["design"], cells)
+    return Posterior(idata, design, PriorSpec.from_dict(meta["priors"]), meta["method"], meta.get("info"))

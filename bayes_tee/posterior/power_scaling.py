@@ -1,0 +1,157 @@
+"""Power-scaling prior and likelihood sensitivity of a fitted posterior (``post.sensitivity()``).
+
+The power-scaling diagnostic of Kallioinen et al. (2023) through :func:`arviz_stats.psense`:
+it perturbs the prior on the SDs (or the likelihood) by raising it to a power near 1,
+reweights the draws by importance sampling and measures how far each component's posterior
+moves (cumulative Jensen-Shannon distance per unit log-power). No refit. Above 0.05 for the
+prior means the prior is informative for that component; if the likelihood's value is then
+below 0.05 the data say little and the prior dominates, if it is also above 0.05 prior and data
+pull in different directions. Refits under other priors are :mod:`bayes_tee.tee.prior_refits`.
+
+The log densities are evaluated per draw on the model itself (PyMC graph, transforms removed,
+vectorized over draws), so they hold for every likelihood form that keeps its parameters in
+the posterior: balanced, augmented (through the marginal model's likelihood) and marginal fits
+always; cell-level and GLMM fits while the random effects are in memory (not after ``save``
+without ``keep_effects``).
+
+>>> post.sensitivity()                                     # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+import pytensor
+import pytensor.tensor as pt
+import xarray as xr
+from arviz_stats import psense
+from pymc.model.transform.conditioning import remove_value_transforms
+from pytensor.graph.replace import vectorize_graph
+
+from .._core.trees import draws_tree, group
+from ..likelihoods import LIKELIHOODS, build_model
+
+if TYPE_CHECKING:
+    from .facade import Posterior
+
+#: Power-scaling sensitivity above this is "sensitive" (Kallioinen et al. 2023).
+PSENS_THRESHOLD = 0.05
+
+
+def log_densities(post: "Posterior") -> tuple[xr.Dataset, xr.DataArray]:
+    """Log prior of every free parameter and the total log likelihood, per draw.
+
+    Returns
+    -------
+    (xarray.Dataset, xarray.DataArray)
+        Log prior per free variable (dims ``chain, draw``) and the log likelihood (the
+        observed terms and potentials of the model), both on the constrained scale.
+
+    Raises
+    ------
+    ValueError
+        When a free parameter the likelihood needs is not in the posterior (a cell-level or
+        GLMM fit loaded from a file saved without ``keep_effects``).
+    """
+    # e.g. the augmented model's latent cell means are not kept; the marginal model has the same
+    # parameters and priors and its potentials are the likelihood of the data, exactly
+    method = LIKELIHOODS[post.method].loglik
+    model = remove_value_transforms(build_model(post.design, post.priors, method=method))
+    free = list(model.free_RVs)
+    P = group(post.idata, "posterior")
+    missing = [rv.name for rv in free if rv.name not in P]
+    if missing:
+        raise ValueError(
+            f"The posterior lacks {missing[:3]} (the {post.method!r} model's random effects), so its "
+            "likelihood cannot be evaluated; refit, or save with keep_effects=True."
+        )
+    values = [model.rvs_to_values[rv] for rv in free]
+    outs = [*model.logp(vars=free, sum=False), model.logp(vars=[*model.potentials, *model.observed_RVs])]
+    batched = [pt.tensor(name=v.name, dtype=v.dtype, shape=(None, *v.type.shape)) for v in values]
+    fn = pytensor.function(
+        batched,
+        vectorize_graph(outs, replace=dict(zip(values, batched))),
+        mode="FAST_COMPILE",
+        on_unused_input="ignore",
+    )
+    n_chain, n_draw = P.sizes["chain"], P.sizes["draw"]
+    res = fn(
+        *[
+            P[rv.name].values.reshape(n_chain * n_draw, *P[rv.name].shape[2:]).astype(v.dtype)
+            for rv, v in zip(free, values)
+        ]
+    )
+
+    def per_draw(x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, float).reshape(n_chain * n_draw, -1).sum(axis=1)
+        return x.reshape(n_chain, n_draw)
+
+    coords = {"chain": P["chain"].values, "draw": P["draw"].values}
+    prior = xr.Dataset(
+        {rv.name: (("chain", "draw"), per_draw(r)) for rv, r in zip(free, res[:-1])}, coords=coords
+    )
+    return prior, xr.DataArray(per_draw(res[-1]), dims=("chain", "draw"), coords=coords)
+
+
+def power_scaling(
+    post: "Posterior", *, delta: float = 0.01, threshold: float = PSENS_THRESHOLD
+) -> pd.DataFrame:
+    """Power-scaling prior and likelihood sensitivity of each variance component.
+
+    The prior that is scaled is the one on the SDs (the choice the presets vary); the
+    quantities checked are the components on the variance scale (the population variance of
+    the levels for fixed judges/temperatures) and the grand mean.
+
+    Parameters
+    ----------
+    post : Posterior
+    delta : float
+        Finite-difference step of the log power.
+    threshold : float
+        Sensitivity above which a component is flagged (0.05, as in priorsense).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``component, prior, likelihood, diagnosis``: ``diagnosis`` is ``"-"``,
+        ``"prior-data conflict"`` (both above ``threshold``) or ``"strong prior / weak
+        likelihood"`` (prior above, likelihood below).
+
+    Examples
+    --------
+    >>> post.sensitivity()  # doctest: +SKIP
+    """
+    log_prior, log_lik = log_densities(post)
+    sd_vars = [t.var_name for t in post.terms if t.var_name in log_prior and t.kind != "fixed"]
+    draws = post.component_draws()
+    quantities = {
+        t.label: draws.sel(component=t.label, drop=True) for t in post.terms if not post._fixed_residual(t)
+    }
+    quantities["mu"] = group(post.idata, "posterior")["mu"]
+    tree = draws_tree(
+        xr.Dataset(quantities),
+        log_prior=log_prior[sd_vars],
+        log_likelihood=xr.Dataset({"loglik": log_lik}),
+    )
+    # power alpha in [1 / (1 + delta), 1 + delta]: the finite difference of Kallioinen et al.
+    alphas = (1.0 / (1.0 + delta), 1.0 + delta)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # psense's own divide warnings on constant draws
+        prior = psense(tree, group="prior", group_var_names=sd_vars, alphas=alphas)
+        lik = psense(tree, group="likelihood", alphas=alphas)
+    rows = []
+    for name in quantities:
+        p, lk = float(prior[name]), float(lik[name])
+        if p >= threshold and lk >= threshold:
+            dx = "prior-data conflict"
+        elif p >= threshold:
+            dx = "strong prior / weak likelihood"
+        else:
+            dx = "-"
+        rows.append({"component": name, "prior": p, "likelihood": lk, "diagnosis": dx})
+    out = pd.DataFrame(rows)
+    out.attrs.update(threshold=threshold, priors=post.priors.name, scaled=sd_vars)
+    return out

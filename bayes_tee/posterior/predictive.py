@@ -1,0 +1,461 @@
+"""Posterior-predictive simulation of proposed evaluation designs.
+
+The closed form of :mod:`bayes_tee.posterior.dstudy` covers fully crossed, balanced designs. This module
+simulates a proposed study for each posterior draw instead, so it also covers what the closed
+form does not: unbalanced layouts (the observed cells, or any table of cells and call counts)
+and judge-assignment strategies (Zhu et al. 2026 Sec. 3: every judge on every call, one random judge
+per call, CyclicJudge round-robin).
+
+For each posterior draw we simulate ``sims_per_draw`` studies of the design. Every new level of
+every facet gets its own independent effect (never one shared draw across new levels); fixed
+judge/temperature effects are drawn from the fitted level effects of that draw (with
+replacement: "new judges like these", the seed-000 convention; or without replacement:
+a subset of this panel, the estimand being the panel mean, Zhu et al. (2026)). We record
+``theta_hat - theta`` and the interval the study would report itself (``s / sqrt(n)`` over its
+calls), and summarize the SD, RMSE and coverage. Work is vectorized over studies and chunked to
+bound memory.
+
+Beside each simulation we compute the exact Gaussian variance of the same layout, per study:
+``sum_t sigma_t^2 * sum_l W_tl^2`` where ``W_tl`` is the share of calls at level ``l`` of term
+``t``. For a balanced crossed layout this is the D-study closed form; the two agreeing within
+Monte Carlo error is the check that both are right.
+
+>>> lay = crossed_layout(n_items=4, n_prompts=2, n_replicates=3)
+>>> lay.n_cells, int(lay.calls_per_study)
+(8, 24)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from scipy import sparse, stats
+
+from ..design.terms import FACETS, Term
+from .components import normal_mixture_quantile
+from .dstudy import JudgeMode
+
+Strategy = Literal["crossed", "cyclic", "random"]
+
+
+#: Cells x studies held in memory at once.
+CHUNK_ELEMENTS = 2_000_000
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Which cells a study scores and how many calls each gets.
+
+    Attributes
+    ----------
+    codes : dict
+        Facet (``item, prompt, temperature, judge``) -> level code of every cell.
+    levels : dict
+        Level count per facet and ``category``.
+    item_category : numpy.ndarray
+        Category code of every item.
+    n : numpy.ndarray or None
+        Calls per cell; ``None`` when the judge of each call is drawn per study (``random``).
+    strategy : str
+        How judges were assigned.
+    calls_per_group : int
+        For ``random``: calls per item x prompt x temperature, each to a uniformly random judge.
+    """
+
+    codes: dict[str, np.ndarray]
+    levels: dict[str, int]
+    item_category: np.ndarray
+    n: np.ndarray | None
+    strategy: str = "crossed"
+    calls_per_group: int = 0
+
+    @property
+    def n_cells(self) -> int:
+        """Number of cells (including cells a study may leave empty)."""
+        return len(self.codes["item"])
+
+    @property
+    def calls_per_study(self) -> float:
+        """Judge calls one study makes."""
+        if self.n is None:
+            return float(self.n_cells // self.levels["judge"] * self.calls_per_group)
+        return float(self.n.sum())
+
+    def counts(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        """Calls per cell for ``size`` studies, ``(size, n_cells)``."""
+        if self.n is not None:
+            return np.broadcast_to(self.n.astype(float), (size, self.n_cells))
+        M = self.levels["judge"]
+        groups = self.n_cells // M
+        return (
+            rng.multinomial(self.calls_per_group, np.full(M, 1.0 / M), size=(size, groups))
+            .reshape(size, -1)
+            .astype(float)
+        )
+
+
+def _grid_codes(shape: tuple[int, ...]) -> dict[str, np.ndarray]:
+    idx = np.indices(shape).reshape(len(shape), -1)
+    return dict(zip(FACETS, idx))
+
+
+def crossed_layout(
+    n_items: int,
+    n_prompts: int = 1,
+    n_temperatures: int = 1,
+    n_judges: int = 1,
+    n_replicates: int = 1,
+    n_categories: int = 1,
+    *,
+    strategy: Strategy = "crossed",
+) -> Layout:
+    """A fully crossed design, or one judge per call under a judge strategy (Zhu et al. 2026 Sec. 3).
+
+    ``crossed``: every judge scores every call (``N V H M R`` calls). ``cyclic``: each of the
+    ``N V H R`` calls goes to one judge, round-robin over calls taken item by item, so every judge
+    scores an equal share. ``random``: each call goes to a uniformly random judge, drawn per study.
+
+    >>> lay = crossed_layout(6, n_judges=3, strategy="cyclic")
+    >>> lay.n.reshape(6, 3).sum(axis=0).tolist()
+    [2.0, 2.0, 2.0]
+    """
+    N, V, H, M, R, C = (
+        int(x) for x in (n_items, n_prompts, n_temperatures, n_judges, n_replicates, n_categories)
+    )
+    if min(N, V, H, M, R, C) < 1:
+        raise ValueError("every design count must be at least 1.")
+    codes = _grid_codes((N, V, H, M))
+    levels = {"item": N, "prompt": V, "temperature": H, "judge": M, "category": C}
+    cats = np.arange(N) % C
+    if strategy == "crossed":
+        return Layout(codes, levels, cats, np.full(N * V * H * M, float(R)), "crossed")
+    if strategy == "cyclic":
+        k = np.arange(N * V * H * R).reshape(N * V * H, R)
+        judge = k % M
+        cell = np.arange(N * V * H)[:, None] * M + judge
+        n = np.bincount(cell.ravel(), minlength=N * V * H * M).astype(float)
+        return Layout(codes, levels, cats, n, "cyclic")
+    if strategy == "random":
+        return Layout(codes, levels, cats, None, "random", calls_per_group=R)
+    raise ValueError(f"strategy must be 'crossed', 'cyclic' or 'random', got {strategy!r}.")
+
+
+def table_layout(cells: pd.DataFrame, item_category: np.ndarray | None = None) -> Layout:
+    """A layout from a table of cells: integer or label columns among ``item, prompt,
+    temperature, judge`` and ``n`` (calls in the cell). Missing facets have one level.
+
+    >>> table_layout(pd.DataFrame({"item": ["a", "a", "b"], "judge": ["x", "y", "x"], "n": [2, 1, 3]})).levels
+    {'item': 2, 'prompt': 1, 'temperature': 1, 'judge': 2, 'category': 1}
+    """
+    if "item" not in cells or "n" not in cells:
+        raise ValueError("a cell table needs an 'item' column and an 'n' column (calls per cell).")
+    n = cells["n"].to_numpy(float)
+    if np.any(n < 0) or not np.all(np.isfinite(n)) or n.sum() < 2:
+        raise ValueError("column 'n' must hold non-negative call counts adding to at least 2.")
+    codes, levels = {}, {}
+    for f in FACETS:
+        if f in cells:
+            c, u = pd.factorize(cells[f], sort=True)
+            codes[f], levels[f] = c.astype(int), len(u)
+        else:
+            codes[f], levels[f] = np.zeros(len(cells), int), 1
+    cats = np.zeros(levels["item"], int) if item_category is None else np.asarray(item_category, int)
+    levels["category"] = int(cats.max()) + 1
+    return Layout(codes, levels, cats, n, "table")
+
+
+def _centred(effects: np.ndarray) -> np.ndarray:
+    return effects - effects.mean(axis=1, keepdims=True)
+
+
+@dataclass(frozen=True)
+class _Draws:
+    """Per posterior draw: SDs of random terms, centred fixed effects, replicate SD; for the
+    logit GLMM also the intercept (the probability scale needs the level, not just spreads).
+    """
+
+    sigma: dict[str, np.ndarray]  # label -> (S,)
+    fixed: dict[str, np.ndarray]  # label -> (S, L) centred level effects
+    replicate: np.ndarray  # (S,)
+    mu: np.ndarray | None = None  # (S,)
+    family: str = "gaussian"
+
+
+def draws_from(posterior, terms: list[Term], index: np.ndarray, family: str = "gaussian") -> _Draws:
+    """Pull the draws a simulation needs from an ArviZ posterior group, at flat draw ``index``."""
+    sigma, fixed = {}, {}
+    rep = np.zeros(len(index))
+    for t in terms:
+        x = posterior[t.var_name]
+        if t.kind == "fixed":
+            dim = t.facets[0]
+            arr = x.transpose("chain", "draw", dim).values.reshape(-1, x.sizes[dim])
+            # the GLMM's fixed effects sit on the logit scale around mu: keep their level
+            fixed[t.label] = arr[index] if family == "binomial" else _centred(arr[index])
+        elif t.kind == "residual":
+            if family != "binomial":  # the GLMM's residual is the Bernoulli draw itself
+                rep = x.values.reshape(-1)[index]
+        else:
+            sigma[t.label] = x.values.reshape(-1)[index]
+    mu = posterior["mu"].values.reshape(-1)[index]
+    return _Draws(sigma, fixed, rep, mu, family)
+
+
+def population_mean_probability(draws: _Draws, n_nodes: int = 40) -> np.ndarray:
+    """Logit GLMM: the mean success probability over the population of every random facet and
+    over the fitted judge/temperature levels, per draw (Gauss-Hermite over the summed latent
+    variance; the average of inverse-logits, not the inverse-logit of the mean).
+
+    >>> d = _Draws({"item": np.array([0.0])}, {}, np.zeros(1), np.array([0.0]), "binomial")
+    >>> population_mean_probability(d).round(6).tolist()
+    [0.5]
+    """
+    x, w = np.polynomial.hermite.hermgauss(n_nodes)
+    var = sum((s**2 for s in draws.sigma.values()), np.zeros_like(draws.mu))
+    shift = draws.mu[:, None]
+    for eff in draws.fixed.values():  # every combination of fixed levels, equally weighted
+        shift = (shift[:, :, None] + eff[:, None, :]).reshape(len(draws.mu), -1)
+    z = np.sqrt(2.0 * var)[:, None, None] * x[None, None, :]
+    p = 1.0 / (1.0 + np.exp(-(shift[:, :, None] + z)))
+    return (p * w).sum(axis=2).mean(axis=1) / np.sqrt(np.pi)
+
+
+def _term_index(t: Term, lay: Layout, categories: str) -> tuple[np.ndarray, int]:
+    """Level of term ``t`` at every cell of the layout, and the number of levels."""
+    if t.label == "category":
+        if categories == "fixed":  # enters like item heterogeneity: one draw per item
+            return lay.codes["item"], lay.levels["item"]
+        return lay.item_category[lay.codes["item"]], lay.levels["category"]
+    fs = [f for f in t.facets if f in FACETS]
+    dims = [lay.levels[f] for f in fs]
+    return np.ravel_multi_index([lay.codes[f] for f in fs], dims), int(np.prod(dims))
+
+
+def _pick_levels(rng, size: int, n_fit: int, n_new: int, mode: JudgeMode) -> np.ndarray:
+    if mode == "new":
+        return rng.integers(n_fit, size=(size, n_new))
+    if n_new > n_fit:
+        raise ValueError(f"a panel of {n_fit} has no subset of {n_new}; use judges='new'.")
+    return np.argsort(rng.random((size, n_fit)), axis=1)[:, :n_new]
+
+
+def _panel_factor(q: np.ndarray, n_fit: int, mode: JudgeMode) -> np.ndarray:
+    """Variance multiplier of a fixed effect's sensitivity index given the level-weight norm ``q``."""
+    if mode == "new" or n_fit < 2:
+        return q
+    return (n_fit * q - 1.0) / (n_fit - 1.0)
+
+
+def simulate_studies(
+    draws: _Draws,
+    terms: list[Term],
+    lay: Layout,
+    *,
+    sims_per_draw: int,
+    judges: JudgeMode = "new",
+    estimand: Literal["domain", "finite"] = "domain",
+    categories: Literal["fixed", "random"] = "fixed",
+    rng: np.random.Generator,
+) -> dict[str, np.ndarray]:
+    """Simulate ``sims_per_draw`` studies of a layout per draw.
+
+    Returns
+    -------
+    dict
+        Arrays of shape ``(n_draws, sims_per_draw)``: ``error`` (theta_hat - theta),
+        ``naive_se`` (the study's own s / sqrt(n)) and ``variance`` (the exact Gaussian
+        Var(theta_hat) of that study's layout given the draw).
+    """
+    S = len(draws.replicate)
+    K = int(sims_per_draw)
+    binomial = draws.family == "binomial"
+    if binomial:
+        if estimand != "domain":
+            raise ValueError("the logit GLMM's simulation targets the domain mean (estimand='domain').")
+        if judges == "panel":
+            raise ValueError("judges='panel' is for the linear model; the GLMM projects judges like these.")
+        theta_pop = population_mean_probability(draws)
+    total = S * K
+    per = max(K, (CHUNK_ELEMENTS // max(lay.n_cells, 1)) // K * K)
+    index = {t.label: _term_index(t, lay, categories) for t in terms if t.kind == "random"}
+    onehot = {
+        lab: sparse.csr_matrix((np.ones(lay.n_cells), (np.arange(lay.n_cells), idx)), shape=(lay.n_cells, L))
+        for lab, (idx, L) in index.items()
+    }
+    fixed_facet = {t.label: t.facets[0] for t in terms if t.kind == "fixed"}
+    for lab, f in fixed_facet.items():
+        onehot[lab] = sparse.csr_matrix(
+            (np.ones(lay.n_cells), (np.arange(lay.n_cells), lay.codes[f])), shape=(lay.n_cells, lay.levels[f])
+        )
+    item_terms = {"item", "category"}
+    out = {k: np.empty(total) for k in ("error", "naive_se", "variance")}
+    for start in range(0, total, per):
+        stop = min(total, start + per)
+        B = stop - start
+        s = np.arange(start, stop) // K
+        n = lay.counts(B, rng)
+        ntot = n.sum(axis=1)
+        w = n / ntot[:, None]
+        latent = np.zeros((B, lay.n_cells))
+        target = np.zeros(B)
+        var = np.zeros(B)
+        for lab, (idx, L) in index.items():
+            sd = draws.sigma[lab][s]
+            u = rng.standard_normal((B, L)) * sd[:, None]
+            latent += u[:, idx]
+            W = np.asarray(onehot[lab].T.dot(w.T).T)  # (B, L) call share per level
+            if estimand == "finite" and lab in item_terms:
+                # theta averages this item set equally: only unequal call shares leave an error
+                if L == lay.levels["item"] and (lab == "item" or categories == "fixed"):
+                    equal = np.full(L, 1.0 / L)
+                else:  # random categories: equal weight per item, so category c weighs N_c / N
+                    equal = np.bincount(lay.item_category, minlength=L) / lay.levels["item"]
+                target += u @ equal
+                var += sd**2 * ((W - equal) ** 2).sum(axis=1)
+            else:
+                var += sd**2 * (W**2).sum(axis=1)
+        for lab, f in fixed_facet.items():
+            eff = draws.fixed[lab][s]  # (B, L_fit)
+            n_fit = eff.shape[1]
+            mode = judges if f == "judge" else "new"
+            pick = _pick_levels(rng, B, n_fit, lay.levels[f], mode)
+            latent += np.take_along_axis(eff, pick, axis=1)[:, lay.codes[f]]
+            W = np.asarray(onehot[lab].T.dot(w.T).T)
+            sens = (eff**2).mean(axis=1)
+            var += sens * _panel_factor((W**2).sum(axis=1), n_fit, mode)
+        if binomial:
+            p = 1.0 / (1.0 + np.exp(-(draws.mu[s][:, None] + latent)))
+            k = rng.binomial(n.astype(np.int64), p)
+            theta_hat = k.sum(axis=1) / ntot
+            out["error"][start:stop] = theta_hat - theta_pop[s]
+            out["naive_se"][start:stop] = np.sqrt(theta_hat * (1 - theta_hat) / np.maximum(ntot - 1.0, 1.0))
+            out["variance"][start:stop] = np.nan
+            continue
+        rep = draws.replicate[s]
+        eps = rng.standard_normal((B, lay.n_cells)) * rep[:, None] / np.sqrt(np.maximum(n, 1.0))
+        ybar = latent + eps
+        theta_hat = (w * ybar).sum(axis=1)
+        var += rep**2 / ntot
+        dof = np.maximum(n - 1.0, 0.0).sum(axis=1)
+        ss_within = rep**2 * rng.chisquare(np.maximum(dof, 1e-12)) * (dof > 0)
+        between = (n * (ybar - theta_hat[:, None]) ** 2).sum(axis=1)
+        s2 = (ss_within + between) / np.maximum(ntot - 1.0, 1.0)
+        out["error"][start:stop] = theta_hat - target
+        out["naive_se"][start:stop] = np.sqrt(s2 / ntot)
+        out["variance"][start:stop] = var
+    return {k: v.reshape(S, K) for k, v in out.items()}
+
+
+def summarize_simulation(sim: dict[str, np.ndarray], *, level: float = 0.9) -> dict[str, float]:
+    """One row of summaries of :func:`simulate_studies` output.
+
+    ``se_*``: posterior of the per-draw simulated SD of theta_hat (Monte Carlo noise of
+    ``sims_per_draw`` studies included); ``closed_form_se_*``: posterior of the exact layout SE;
+    ``rmse``, ``bias`` with Monte Carlo SEs; ``sd_ratio``: simulated RMSE over the closed-form
+    RMS SE (1 when they agree); ``coverage_naive``: share of studies whose own ``level``
+    interval (``theta_hat -/+ z s/sqrt(n)``) covers theta; ``coverage_tee``: share covered by
+    the TEE interval (closed-form SE mixed over the posterior).
+    """
+    err, naive, var = sim["error"], sim["naive_se"], sim["variance"]
+    q = (1 - level) / 2
+    z = float(stats.norm.ppf(1 - q))
+    sd_draw = np.sqrt((err**2).mean(axis=1))
+    cf_draw = np.sqrt(var.mean(axis=1))
+    # the GLMM has no closed form: its TEE interval is the simulated one (theta())
+    half = normal_mixture_quantile(1 - q, cf_draw) if np.all(np.isfinite(cf_draw)) else np.nan
+    n_studies = err.size
+    rmse = float(np.sqrt(np.mean(err**2)))
+    cf_rms = float(np.sqrt(np.mean(var)))
+    out = {
+        "se_median": float(np.median(sd_draw)),
+        "se_low": float(np.quantile(sd_draw, q)),
+        "se_high": float(np.quantile(sd_draw, 1 - q)),
+        "closed_form_se_median": float(np.median(cf_draw)),
+        "closed_form_se_low": float(np.quantile(cf_draw, q)),
+        "closed_form_se_high": float(np.quantile(cf_draw, 1 - q)),
+        "rmse": rmse,
+        # delta method on mean(err^2); the errors are a scale mixture, so not rmse/sqrt(2n)
+        "rmse_mcse": float(np.std(err**2) / (2.0 * rmse * np.sqrt(n_studies))),
+        "bias": float(err.mean()),
+        "bias_mcse": float(err.std() / np.sqrt(n_studies)),
+        "sd_ratio": rmse / cf_rms if np.isfinite(cf_rms) else np.nan,
+        "naive_se_median": float(np.median(naive)),
+        "coverage_naive": float(np.mean(np.abs(err) <= z * naive)),
+        "coverage_tee": float(np.mean(np.abs(err) <= half)) if np.isfinite(half) else np.nan,
+        "n_draws": err.shape[0],
+        "sims_per_draw": err.shape[1],
+    }
+    return out
+
+
+def probability_contributions(
+    draws: _Draws,
+    terms: list[Term],
+    lay: Layout,
+    *,
+    sims_per_draw: int = 100,
+    categories: Literal["fixed", "random"] = "fixed",
+    rng: np.random.Generator,
+) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Logit GLMM: each component's contribution to Var(theta_hat) on the probability scale.
+
+    For each draw, simulate the design's effects, then re-draw one facet's effects at a time
+    and record how far the study mean (of success probabilities) moves: half the mean squared
+    move is that facet's expected conditional variance (the total-effect index of Jansen's
+    estimator). The call-level Bernoulli noise enters exactly, ``sum_c n_c p_c (1-p_c) / n^2``.
+    With the logit link the contributions need not add to the total (interactions through
+    the link); shares are taken of their sum.
+
+    Returns
+    -------
+    labels, contributions ``(n_draws, n_components)``, total Var(theta_hat) ``(n_draws,)``.
+    """
+    S, K = len(draws.mu), int(sims_per_draw)
+    labels = [t.label for t in terms]
+    index = {t.label: _term_index(t, lay, categories) for t in terms if t.kind == "random"}
+    fixed_facet = {t.label: t.facets[0] for t in terms if t.kind == "fixed"}
+    contrib = np.zeros((S * K, len(labels)))
+    theta0 = np.empty(S * K)
+    noise = np.empty(S * K)
+    per = max(K, (CHUNK_ELEMENTS // max(lay.n_cells, 1)) // K * K)
+
+    def mean_p(eta, w):
+        return (w / (1.0 + np.exp(-eta))).sum(axis=1)
+
+    for start in range(0, S * K, per):
+        stop = min(S * K, start + per)
+        B = stop - start
+        s = np.arange(start, stop) // K
+        n = lay.counts(B, rng)
+        w = n / n.sum(axis=1, keepdims=True)
+        parts: dict[str, np.ndarray] = {}
+
+        def draw_term(lab: str) -> np.ndarray:
+            if lab in index:
+                idx, L = index[lab]
+                return (rng.standard_normal((B, L)) * draws.sigma[lab][s][:, None])[:, idx]
+            f = fixed_facet[lab]
+            eff = draws.fixed[lab][s]
+            pick = _pick_levels(rng, B, eff.shape[1], lay.levels[f], "new")
+            return np.take_along_axis(eff, pick, axis=1)[:, lay.codes[f]]
+
+        active = [lab for lab in labels if lab in index or lab in fixed_facet]
+        for lab in active:
+            parts[lab] = draw_term(lab)
+        eta = draws.mu[s][:, None] + sum(parts.values(), np.zeros((B, lay.n_cells)))
+        base = mean_p(eta, w)
+        p = 1.0 / (1.0 + np.exp(-eta))
+        theta0[start:stop] = base
+        noise[start:stop] = (n * p * (1 - p)).sum(axis=1) / n.sum(axis=1) ** 2
+        for j, lab in enumerate(labels):
+            if lab in parts:
+                moved = mean_p(eta - parts[lab] + draw_term(lab), w)
+                contrib[start:stop, j] = 0.5 * (base - moved) ** 2
+            elif lab == "replicate":
+                contrib[start:stop, j] = noise[start:stop]
+    contrib = contrib.reshape(S, K, -1).mean(axis=1)
+    total = theta0.reshape(S, K).var(axis=1, ddof=1) + noise.reshape(S, K).mean(axis=1)
+    return labels, contrib, total

@@ -1,0 +1,89 @@
+"""The augmented model is exact: integrating its latent cell means out gives the marginal
+likelihood of the observed data (the dense Gaussian, checked in test_linalg), at any parameters.
+"""
+
+import warnings
+
+import numpy as np
+import pytensor
+import pytensor.tensor as pt
+import pytest
+
+import bayes_tee as bt
+from bayes_tee.likelihoods import build_model, choose_method
+from bayes_tee.likelihoods.augment import augment_layout
+
+
+def unbalanced(case):
+    kw = dict(n_items=12, n_prompts=3, n_judges=2, n_temperatures=2, n_replicates=3, random_seed=5)
+    roles = dict(
+        outcome="score",
+        item="item",
+        prompt="prompt",
+        judge="judge",
+        temperature="temperature",
+        replicate="replicate",
+    )
+    if case == "categories":  # unequal category sizes: phantom items
+        kw["n_categories"] = 3
+        roles["category"] = "category"
+    if case == "no_replicates":
+        kw["n_replicates"] = 1
+    df = bt.simulate.tee_dgp(**kw)
+    rng = np.random.default_rng(0)
+    df = df.drop(index=rng.choice(df.index, size=len(df) // 12, replace=False))
+    if case == "categories":
+        df = df[~df["item"].isin(df["item"].unique()[:2])]
+    if case == "missing_cells":
+        cell = df[["item", "prompt", "judge", "temperature"]].drop_duplicates().iloc[[3, 17]]
+        df = df.merge(cell, how="left", indicator=True).query("_merge == 'left_only'").drop(columns="_merge")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bt.DesignWarning)
+        return bt.validate_design(df, **{k: v for k, v in roles.items() if v in df})
+
+
+def potentials(model):
+    total = pt.sum([pt.sum(p) for p in model.replace_rvs_by_values(model.potentials)])
+    return total
+
+
+@pytest.mark.parametrize("case", ["replicates", "categories", "missing_cells", "no_replicates"])
+def test_augmented_likelihood_integrates_to_the_marginal(case):
+    design = unbalanced(case)
+    aug = augment_layout(design)
+    assert not design.balanced and aug.design.balanced and aug.n_latent > 0
+    assert (aug.n_phantom_items > 0) == (case == "categories")
+    spec = bt.priors.get_prior()
+    ma, mm = build_model(design, spec, method="augmented"), build_model(design, spec, method="marginal")
+    u = ma.rvs_to_values[ma["missing_cell_means__"]]
+    la = potentials(ma)
+    f_aug = pytensor.function(
+        ma.value_vars, [la, pytensor.grad(la, u)], on_unused_input="ignore", mode="FAST_COMPILE"
+    )
+    f_marg = pytensor.function(mm.value_vars, potentials(mm), on_unused_input="ignore", mode="FAST_COMPILE")
+    rng = np.random.default_rng(2)
+    diffs = []
+    for _ in range(4):
+        point = {k: v + rng.normal(0, 0.6, np.shape(v)) for k, v in mm.initial_point().items()}
+        la0, g = f_aug(**point, **{u.name: np.zeros(aug.n_latent)})
+        # the log joint is quadratic in u: its Hessian by exact gradient differences
+        Hn = np.column_stack([g - f_aug(**point, **{u.name: e})[1] for e in np.eye(aug.n_latent)])
+        Hn = 0.5 * (Hn + Hn.T)
+        integral = la0 + 0.5 * g @ np.linalg.solve(Hn, g) - 0.5 * np.linalg.slogdet(Hn)[1]
+        integral += 0.5 * aug.n_latent * np.log(2 * np.pi)
+        diffs.append(integral - f_marg(**point))
+    # equal up to a constant that does not depend on the parameters
+    assert np.ptp(diffs) < 1e-6 * max(1.0, abs(np.mean(diffs))), diffs
+
+
+def test_auto_takes_augmented_for_nearly_balanced_and_marginal_otherwise():
+    df = bt.simulate.tee_dgp(
+        n_items=12, n_prompts=3, n_judges=2, n_temperatures=1, n_replicates=2, random_seed=5
+    )
+    roles = dict(outcome="score", item="item", prompt="prompt", judge="judge", replicate="replicate")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bt.DesignWarning)
+        few = bt.validate_design(df.iloc[5:], **roles)  # a few calls lost
+        many = bt.validate_design(df.sample(frac=0.6, random_state=1), **roles)
+    assert augment_layout(few).latent_share < 0.1 and choose_method(few) == "augmented"
+    assert augment_layout(many).latent_share > 0.3 and choose_method(many) == "marginal"

@@ -1,0 +1,299 @@
+"""The GLMM's integrated cell effect: adaptive Gauss-Hermite quadrature against numerical
+integration, its exact gradient, and the numba density against the PyMC model it mirrors.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytensor
+import pytensor.tensor as pt
+import pytest
+from scipy import integrate
+from scipy.optimize import minimize_scalar
+from scipy.special import expit, gammaln
+
+import bayes_tee as bt
+from bayes_tee.likelihoods.binomial import binomial_model, fixed_through_terms, glmm_terms
+from bayes_tee.likelihoods.binomial_density import BinomialDensity
+from bayes_tee.likelihoods.kernels.binomial import cell_quadrature
+from bayes_tee.likelihoods.quadrature import NODES, cell_marginal
+
+
+def _log_integrand(t, k, n, eta, sd):
+    return k * t - n * np.logaddexp(0, t) - (t - eta) ** 2 / (2 * sd**2)
+
+
+def _exact(k, n, eta, sd):
+    """Log of the binomial likelihood integrated over t ~ N(eta, sd), by adaptive quadrature
+    around the integrand's mode.
+    """
+    lo, hi = eta - (n - k) * sd**2 - 1, eta + k * sd**2 + 1
+    m = minimize_scalar(
+        lambda t: -_log_integrand(t, k, n, eta, sd),
+        bounds=(lo, hi),
+        method="bounded",
+        options={"xatol": 1e-12},
+    ).x
+    top = _log_integrand(m, k, n, eta, sd)
+    s = 1 / np.sqrt(n * expit(m) * (1 - expit(m)) + 1 / sd**2)
+    v, _ = integrate.quad(
+        lambda t: np.exp(_log_integrand(t, k, n, eta, sd) - top),
+        m - 60 * s,
+        m + 60 * s,
+        points=[m],
+        limit=500,
+        epsabs=0,
+        epsrel=1e-13,
+    )
+    log_binom = gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)
+    return np.log(v) + top - np.log(np.sqrt(2 * np.pi) * sd) + log_binom
+
+
+CASES = [
+    (k, n, eta)
+    for n in (1, 2, 8, 40)
+    for k in sorted({0, 1, n // 2, n - 1, n})
+    for eta in (-8, -3, 0, 2, 5, 10)
+]
+
+
+@pytest.mark.parametrize(("sd", "tol"), [(0.05, 1e-10), (0.3, 1e-9), (1.0, 3e-5), (2.0, 3e-3)])
+def test_quadrature_matches_numerical_integration(sd, tol):
+    k, n, eta = (np.array(c, float) for c in zip(*CASES))
+    ll, _ = cell_marginal(pt.as_tensor(eta), k.astype(int), n, pt.as_tensor(sd))
+    exact = np.array([_exact(*c, sd) for c in CASES])
+    err = np.abs(ll.eval() - exact)
+    assert err.max() < tol, CASES[int(np.argmax(err))]
+    # the numba kernel computes the same rule (it leaves the binomial coefficient out)
+    x, w = np.polynomial.hermite.hermgauss(NODES)
+    log_binom = gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)
+    kern = np.array([cell_quadrature(*c, sd, np.sqrt(2) * x, np.log(w) + x**2)[0] for c in zip(k, n, eta)])
+    np.testing.assert_allclose(kern + log_binom, ll.eval(), rtol=0, atol=1e-8)
+
+
+def test_more_nodes_converge_and_the_posterior_mean_probability_is_right():
+    eta, sd = np.array([2.0, -1.0]), 1.5
+    k, n = np.array([8, 3]), np.array([8.0, 8.0])
+    ll9, p9 = (v.eval() for v in cell_marginal(pt.as_tensor(eta), k, n, pt.as_tensor(sd), nodes=9))
+    ll31, p31 = (v.eval() for v in cell_marginal(pt.as_tensor(eta), k, n, pt.as_tensor(sd), nodes=31))
+    np.testing.assert_allclose(ll9, ll31, atol=1e-3)
+    # E[p | k]: the ratio of two integrals, by brute force on a grid
+    t = np.linspace(-25, 25, 200_001)
+    for j in range(2):
+        dens = np.exp(
+            _log_integrand(t, k[j], n[j], eta[j], sd) - _log_integrand(t, k[j], n[j], eta[j], sd).max()
+        )
+        assert p31[j] == pytest.approx(np.sum(dens * expit(t)) / np.sum(dens), abs=1e-6)
+        assert p9[j] == pytest.approx(p31[j], abs=1e-3)
+
+
+def test_the_gradient_follows_the_moving_nodes():
+    """The autodiff gradient of the PyTensor rule equals finite differences of its value, also at
+    a large cell SD where the nodes' dependence on eta and sigma matters.
+    """
+    eta = pt.dvector("eta")
+    sd = pt.dscalar("sd")
+    k, n = np.array([0, 3, 8, 8]), np.array([8.0, 8.0, 8.0, 40.0])
+    total = cell_marginal(eta, k, n, sd)[0].sum()
+    f = pytensor.function([eta, sd], [total, *pytensor.grad(total, [eta, sd])])
+    e0, s0 = np.array([-2.0, 0.5, 4.0, -6.0]), 2.5
+    _, g_eta, g_sd = f(e0, s0)
+    h = 1e-6
+    for j in range(4):
+        d = np.zeros(4)
+        d[j] = h
+        assert g_eta[j] == pytest.approx((f(e0 + d, s0)[0] - f(e0 - d, s0)[0]) / (2 * h), rel=1e-6, abs=1e-8)
+    assert g_sd == pytest.approx((f(e0, s0 + h)[0] - f(e0, s0 - h)[0]) / (2 * h), rel=1e-6)
+
+
+def _binary(seed: int, drop: float = 0.0, replicates: int = 3, categories: bool = True) -> pd.DataFrame:
+    df = bt.simulate.tee_dgp(
+        n_items=24,
+        n_prompts=3,
+        n_judges=2,
+        n_temperatures=1,
+        n_replicates=replicates,
+        n_categories=4 if categories else None,
+        components={"item": 2.0, "item:judge": 1.0, "cell": 0.5, "prompt": 0.1},
+        judge_effects=[-0.5, 0.5],
+        mu=2.5,
+        outcome="logit",
+        random_seed=seed,
+    )
+    if drop:
+        df = df.sample(frac=1 - drop, random_state=seed)
+    return df
+
+
+def _crossed(seed: int = 6, replicates: int = 6, cell: float = 0.3) -> pd.DataFrame:
+    """Rates near one half and a strong prompt x judge term: every prompt x judge level pinned."""
+    return bt.simulate.tee_dgp(
+        n_items=20,
+        n_prompts=3,
+        n_judges=2,
+        n_temperatures=1,
+        n_replicates=replicates,
+        n_categories=4,
+        components={"item": 1.0, "item:judge": 0.5, "cell": cell, "prompt": 0.3, "prompt:judge": 1.0},
+        judge_effects=[-0.5, 0.5],
+        mu=0.0,
+        outcome="logit",
+        random_seed=seed,
+    )
+
+
+LAYOUTS = {
+    "balanced": lambda: _binary(1),
+    "prompt x judge centred on its main effects": _crossed,
+    "calls lost and cells empty": lambda: _binary(2, drop=0.3),
+    "no categories": lambda: _binary(3, categories=False),
+    "one call per cell": lambda: _binary(4, replicates=1),
+}
+
+
+def _design(df):
+    roles = dict(outcome="score", item="item", prompt="prompt", judge="judge", replicate="replicate")
+    if "category" in df and df["category"].notna().all():
+        roles["category"] = "category"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bt.DesignWarning)
+        return bt.validate_design(df, **roles, family="binomial")
+
+
+@pytest.mark.parametrize("quadrature", [None, NODES], ids=["cell sampled", "cell integrated"])
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_the_numba_density_is_the_pymc_model(layout, quadrature):
+    d = _design(LAYOUTS[layout]())
+    priors = bt.priors.get_prior("half_normal" if quadrature else None)
+    model = binomial_model(d, priors, quadrature=quadrature)
+    dens = BinomialDensity(d, priors, quadrature=quadrature)
+    fn = model.logp_dlogp_function(ravel_inputs=True)
+    fn.set_extra_values({})
+    names = [v.name.removesuffix("_log__").removesuffix("_zerosum__") for v in fn._grad_vars]
+    assert set(names) == {n for n, _, _ in dens.layout.parameters}
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        x = dens.initial_point(rng)
+        value, grad = dens.logp_grad(x)
+        ref, ref_grad = fn(np.concatenate([x[dens.layout.slices[nm]] for nm in names]))
+        assert value == pytest.approx(ref, rel=1e-9)
+        mine = np.concatenate([grad[dens.layout.slices[nm]] for nm in names])
+        np.testing.assert_allclose(mine, ref_grad, rtol=1e-7, atol=1e-7 * np.abs(ref_grad).max())
+    # finite differences of the density's own value
+    x = dens.initial_point(rng)
+    _, grad = dens.logp_grad(x)
+    for j in rng.choice(x.size, 12, replace=False):
+        e = np.zeros_like(x)
+        e[j] = 1e-6
+        fd = (dens.logp_grad(x + e)[0] - dens.logp_grad(x - e)[0]) / 2e-6
+        assert grad[j] == pytest.approx(fd, rel=1e-5, abs=1e-5)
+
+
+def test_centring_per_level_follows_the_data():
+    """Levels seen with both outcomes and precise data are centred; levels at a boundary (all
+    successes) are not; few-level terms are swept into the intercept, all alike.
+    """
+    d = _design(_binary(5))
+    k = np.round(d.cells["mean"] * d.cells["n"]).to_numpy()
+    for g in glmm_terms(d):
+        if g.term.label == "cell":
+            assert not g.centred.any()
+        if g.swept:
+            assert len(g.labels) <= 30 and not g.centred.any() and not g.crossed
+            continue
+        k_l = np.bincount(g.cell_level, k, minlength=len(g.labels))
+        n_l = np.bincount(g.cell_level, d.cells["n"].to_numpy(), minlength=len(g.labels))
+        boundary = (k_l == 0) | (k_l == n_l)
+        assert not g.centred[boundary].any()
+    names = [g.name for g in glmm_terms(d)]
+    assert names.index("u_category") < names.index("u_item")  # parents first
+    assert "u_cell" in names and "u_cell" not in [g.name for g in glmm_terms(d, sample_cell=False)]
+
+
+def _judged(n_judges: int, item_judge: float) -> pd.DataFrame:
+    """Items of 10 replicates under 3 prompts per judge, rates near one half: levels pinned."""
+    return bt.simulate.tee_dgp(
+        n_items=60 if n_judges > 2 else 40,
+        n_prompts=3,
+        n_judges=n_judges,
+        n_temperatures=1,
+        n_replicates=10,
+        n_categories=4,
+        components={"item": 9.0, "item:judge": item_judge, "cell": 0.1},
+        judge_effects=list(np.linspace(-0.3, 0.3, n_judges)),
+        mu=0.0,
+        outcome="logit",
+        random_seed=7,
+    )
+
+
+def test_items_reach_the_data_through_their_widest_interaction():
+    """The item x judge effects are drawn around their item's (a centred level's coordinate is
+    the sum the data pin down), and the item effect enters no cell directly.
+    """
+    d = _design(_judged(n_judges=2, item_judge=9.0))
+    terms = glmm_terms(d)
+    at = {g.term.label: j for j, g in enumerate(terms)}
+    item, pairs = terms[at["item"]], terms[at["item:judge"]]
+    assert not item.in_eta and pairs.in_eta and pairs.parent == at["item"] < at["item:judge"]
+    # each item x judge level points at its own item
+    np.testing.assert_array_equal(pairs.parent_index[pairs.cell_level], item.cell_level)
+    assert pairs.centred.any() and not pairs.centred.all()  # per level, as the data say
+    assert all(terms[at[t]].parent == -1 for t in ("item:prompt", "prompt:judge") if t in at)
+
+
+def test_an_item_is_centred_only_where_its_judges_pin_it():
+    """An item reached through its item x judge effects is pinned by them, not by its calls: one
+    judge always flagging it and the other never (both outcomes in its calls, but each child at
+    a boundary) tells the item nothing two-sided, so it is non-centred; items whose judges'
+    calls are mixed are centred as before.
+    """
+    df = _judged(n_judges=4, item_judge=0.1)
+    split = df["item"].isin(df["item"].unique()[:3])
+    df.loc[split, "score"] = (df.loc[split, "judge"] == df["judge"].unique()[0]).astype(int)
+    d = _design(df)
+    terms = glmm_terms(d)
+    at = {g.term.label: j for j, g in enumerate(terms)}
+    item, pairs = terms[at["item"]], terms[at["item:judge"]]
+    labels = np.asarray(item.labels)
+    k = np.round(d.cells["mean"] * d.cells["n"]).to_numpy()
+    k_i = np.bincount(item.cell_level, k, minlength=len(labels))
+    n_i = np.bincount(item.cell_level, d.cells["n"].to_numpy(), minlength=len(labels))
+    is_split = np.isin(labels, df.loc[split, "item"].astype(str).unique())
+    assert ((k_i > 0) & (k_i < n_i))[is_split].all()  # both outcomes in every split item's calls
+    assert not item.centred[is_split].any()
+    assert not pairs.centred[np.isin(pairs.parent_index, np.flatnonzero(is_split))].any()
+    assert item.centred[~is_split].any()
+
+
+def test_a_pinned_few_level_interaction_is_centred_on_its_main_effects():
+    """Prompt x judge with every level pinned by its data is centred on the judge's fixed effect
+    plus the prompt's; a weak one (the other layouts) stays non-centred around zero.
+    """
+    d = _design(_crossed())
+    terms = glmm_terms(d)
+    at = {g.term.label: j for j, g in enumerate(terms)}
+    pj = terms[at["prompt:judge"]]
+    assert pj.swept and pj.centred.all()
+    kinds = {kind: (p, index) for kind, p, index in pj.crossed}
+    assert set(kinds) == {"fixed", "random"} and kinds["random"][0] == at["prompt"]
+    assert not terms[at["prompt"]].in_eta and fixed_through_terms(terms) == {0}
+    # each level points at its own prompt and judge
+    cells = d.cells
+    np.testing.assert_array_equal(kinds["random"][1][pj.cell_level], cells["prompt"].to_numpy())
+    np.testing.assert_array_equal(kinds["fixed"][1][pj.cell_level], cells["judge"].to_numpy())
+    weak = glmm_terms(_design(_binary(5)))
+    assert not any(g.crossed for g in weak)
+
+
+def test_the_cell_effect_is_never_centred():
+    """Even cells of many calls with both outcomes, which pin their effect, stay non-centred."""
+    d = _design(_crossed(replicates=40, cell=3.0))
+    k, n = np.round(d.cells["mean"] * d.cells["n"]).to_numpy(), d.cells["n"].to_numpy()
+    p = (k + 0.5) / (n + 1)
+    assert ((k > 0) & (k < n) & (n * p * (1 - p) * 3.0 > 5)).sum() > 20  # precise cells exist
+    cell = next(g for g in glmm_terms(d) if g.term.label == "cell")
+    assert not cell.centred.any()

@@ -1,0 +1,151 @@
+"""The NumPy/numba strata densities are the PyMC models they replace for nutpie: the same log
+density (up to PyTensor's rounding of gammaln) and the same gradient, on every layout the
+balanced and augmented likelihoods serve, with every prior family.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import bayes_tee as bt
+from bayes_tee.likelihoods import LIKELIHOODS, build_model, strata_density
+from bayes_tee.likelihoods.strata_density import StrataDensity
+from bayes_tee.tee.fit import standardize
+
+ROLES = dict(
+    outcome="score",
+    item="item",
+    prompt="prompt",
+    judge="judge",
+    temperature="temperature",
+    replicate="replicate",
+)
+
+
+def design(case):
+    kw = dict(n_items=10, n_prompts=3, n_judges=2, n_temperatures=2, n_replicates=3, random_seed=3)
+    roles = dict(ROLES)
+    extra = {}
+    if case.startswith("categories"):
+        kw.update(n_categories=3, n_items=12)
+        roles["category"] = "category"
+    if case == "random_judges":
+        extra["judge_effect"] = "random"
+    if case == "single_facet":
+        roles = dict(outcome="score", item="item", replicate="replicate")
+    if case == "no_replicates":
+        kw["n_replicates"] = 1
+        roles.pop("replicate")
+    df = bt.simulate.tee_dgp(**kw)
+    if case == "single_facet":
+        df = df[(df["prompt"] == df["prompt"].iloc[0]) & (df["judge"] == df["judge"].iloc[0])]
+        df = df[df["temperature"] == df["temperature"].iloc[0]]
+    df["score"] = 40.0 + 7.0 * df["score"]  # away from mean 0 / SD 1: the raw-scale arithmetic
+    if case != "balanced" and case != "categories_balanced":
+        rng = np.random.default_rng(1)
+        df = df.drop(index=rng.choice(df.index, size=len(df) // 8, replace=False))
+        if case.startswith("categories"):  # unequal categories: phantom items
+            df = df[~df["item"].isin(df["item"].unique()[:2])]
+        if case == "empty_cells":
+            cell = df[["item", "prompt", "judge", "temperature"]].drop_duplicates().iloc[[2, 9]]
+            df = df.merge(cell, how="left", indicator=True).query("_merge == 'left_only'")
+            df = df.drop(columns="_merge")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bt.DesignWarning)
+        return bt.validate_design(df, **roles, **extra)
+
+
+def value_name(name, kind):
+    return {"log": f"{name}_log__", "zerosum": f"{name}_zerosum__"}.get(kind, name)
+
+
+def assert_same_density(d, method, priors=None, n_points=3):
+    spec = bt.priors.get_prior(priors)
+    model = build_model(d, spec, method=method)
+    dens = LIKELIHOODS[method].density(d, spec)
+    # PyTensor's Python mode: nothing to compile for a handful of evaluations
+    logp = model.compile_logp(mode="FAST_COMPILE")
+    dlogp = model.compile_dlogp(mode="FAST_COMPILE")
+    names = {value_name(n, k): n for n, k, _ in dens.layout.parameters}
+    assert set(names) == {v.name for v in model.value_vars}
+    rng = np.random.default_rng(0)
+    for _ in range(n_points):
+        x = dens.initial_point(rng) + rng.normal(scale=0.3, size=dens.layout.ndim)
+        point = {v.name: x[dens.layout.slices[names[v.name]]] for v in model.value_vars}
+        point = {k: v.reshape(np.shape(model.initial_point()[k])) for k, v in point.items()}
+        value, grad = dens.logp_grad(x)
+        expected = np.concatenate([np.ravel(g) for g in [dlogp(point)]])
+        mine = np.concatenate([grad[dens.layout.slices[names[v.name]]] for v in model.value_vars])
+        # PyTensor's gammaln differs from scipy's in the 8th digit: constants, not gradients
+        np.testing.assert_allclose(value, logp(point), rtol=1e-9, atol=1e-5)
+        np.testing.assert_allclose(mine, expected, rtol=1e-9, atol=1e-8 * np.abs(expected).max())
+
+
+@pytest.mark.parametrize(
+    ("case", "priors"),
+    [
+        ("balanced", "default"),  # half-t
+        ("balanced", "half_normal"),
+        ("balanced", "half_cauchy"),
+        ("balanced", "exponential"),
+        ("balanced", bt.priors.PriorSpec("gamma", bt.priors.SDPrior("gamma", 0.5, nu=2.0))),
+        ("categories_balanced", "half_t_wide"),
+    ],
+)
+def test_balanced_density_equals_the_pymc_model(case, priors):
+    assert_same_density(design(case), "balanced", priors)
+
+
+@pytest.mark.parametrize(
+    "case", ["calls_lost", "categories", "empty_cells", "random_judges", "single_facet", "no_replicates"]
+)
+def test_augmented_density_equals_the_pymc_model(case):
+    assert_same_density(design(case), "augmented")
+
+
+def test_augmented_density_axis_by_axis_rotation_equals_the_kronecker_one(monkeypatch):
+    d = design("categories")
+    monkeypatch.setattr(strata_density, "KRON_MAX_RATIO", 0)
+    assert (
+        StrataDensity(d, bt.priors.get_prior(), augmented=True)
+        ._args[strata_density.KERNEL_ARGUMENTS.index("kron")]
+        .size
+        == 0
+    )
+    assert_same_density(d, "augmented", n_points=2)
+
+
+def test_standardised_density_matches_too():
+    assert_same_density(standardize(design("empty_cells"))[0], "augmented", "half_normal", n_points=2)
+
+
+def test_balanced_density_refuses_an_unbalanced_design():
+    with pytest.raises(ValueError, match="balanced"):
+        StrataDensity(design("calls_lost"), bt.priors.get_prior())
+
+
+def test_fit_samples_the_density_without_compiling():
+    df = bt.simulate.tee_dgp(n_items=12, n_prompts=3, n_judges=2, n_replicates=2, random_seed=2)
+    df = df.drop(index=df.index[::13])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bt.DiagnosticWarning)  # few draws
+        post = bt.fit_posterior(
+            df,
+            outcome="score",
+            item="item",
+            prompt="prompt",
+            judge="judge",
+            temperature="temperature",
+            replicate="replicate",
+            chains=2,
+            tune=200,
+            draws=200,
+            random_seed=1,
+            progressbar=False,
+        )
+    assert post.method == "augmented"
+    assert post.info["compiled_with"] == "none"
+    assert post.info["n_free_parameters"] > 8
+    assert {"sigma_item", "mu", "judge_effect"} <= set(post.idata["posterior"].data_vars)
+    assert post.idata["posterior"]["judge_effect"].dims[-1] == "judge"
