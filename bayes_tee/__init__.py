@@ -7,38 +7,123 @@
 ...                         category="category", random_seed=1)  # doctest: +SKIP
 >>> post.shares()  # doctest: +SKIP
 
-The package is one room per topic (see the README's layout section): :mod:`bayes_tee.tee`
-(the TEE / G-theory core), :mod:`bayes_tee.calibration`, :mod:`bayes_tee.pairwise`,
-:mod:`bayes_tee.noise`, :mod:`bayes_tee.studies` (``bt.simulate``), :mod:`bayes_tee.plots`,
-:mod:`bayes_tee.io` (readers for Inspect AI, promptfoo and lm-eval logs),
-with shared machinery in ``bayes_tee._core``.
+The package is one room per topic (:doc:`/guide/architecture`): :mod:`bayes_tee.design` (data
+-> validated design), :mod:`bayes_tee.families`, :mod:`bayes_tee.likelihoods`,
+:mod:`bayes_tee.posterior` (the questions asked of a fit), :mod:`bayes_tee.tee` (the front
+door, :func:`fit_posterior`, and the refits), :mod:`bayes_tee.calibration`,
+:mod:`bayes_tee.pairwise`, :mod:`bayes_tee.noise`, :mod:`bayes_tee.studies` (``bt.simulate``),
+:mod:`bayes_tee.plots`, :mod:`bayes_tee.io` (readers for Inspect AI, promptfoo and lm-eval
+logs), with shared machinery in ``bayes_tee._core``.
+
+Every public name is imported when first used (``bt.fit_posterior`` loads the fitting
+machinery, ``bt.plots`` matplotlib), so ``import bayes_tee`` and the command line start at once.
 """
 
-from . import allocation, calibration, datasets, io, noise, pairwise, plots, studies
-from ._core import priors
-from ._core.beta_prior import beta_from_mode
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
 from ._core.exceptions import CalibrationWarning, DesignError, DesignWarning, DiagnosticWarning
 from ._core.version import __version__
-from .calibration import JudgeCalibration, calibrate
-from .calibration import baselines as judge_baselines
-from .design.roles import Design, validate_design
-from .io import read_inspect, read_lm_eval, read_promptfoo
-from .likelihoods.anova import anova_estimates
-from .pairwise import raee
-from .posterior import components, gaming
-from .posterior.facade import Posterior, load
-from .tee import prior_refits as sensitivity
-from .tee.fit import fit_posterior
-from .tee.prior_refits import prior_sensitivity
-from .tee.refits import LeaveOneOut, compare_links, leave_one_out
 
-#: ``bt.simulate`` is the studies package: data-generating processes and coverage studies.
-simulate = studies
-#: ``bt.plugin``: the classical ANOVA/EMS G-study (``bt.plugin.fit(df, formula=...)``).
-plugin = studies.plugin
+#: Public name -> (module, attribute); attribute ``None``: the name is the module itself.
+_LAZY: dict[str, tuple[str, str | None]] = {
+    "allocation": ("bayes_tee.allocation", None),
+    "design": ("bayes_tee.design", None),
+    "families": ("bayes_tee.families", None),
+    "likelihoods": ("bayes_tee.likelihoods", None),
+    "posterior": ("bayes_tee.posterior", None),
+    "tee": ("bayes_tee.tee", None),
+    "calibration": ("bayes_tee.calibration", None),
+    "datasets": ("bayes_tee.datasets", None),
+    "io": ("bayes_tee.io", None),
+    "noise": ("bayes_tee.noise", None),
+    "pairwise": ("bayes_tee.pairwise", None),
+    "plots": ("bayes_tee.plots", None),
+    "studies": ("bayes_tee.studies", None),
+    #: ``bt.simulate`` is the studies package: data-generating processes and coverage studies.
+    "simulate": ("bayes_tee.studies", None),
+    #: ``bt.plugin``: the classical ANOVA/EMS G-study (``bt.plugin.fit(df, formula=...)``).
+    "plugin": ("bayes_tee.studies.plugin", None),
+    "priors": ("bayes_tee._core.priors", None),
+    "components": ("bayes_tee.posterior.components", None),
+    "gaming": ("bayes_tee.posterior.gaming", None),
+    "sensitivity": ("bayes_tee.tee.prior_refits", None),
+    "raee": ("bayes_tee.pairwise.raee", None),
+    "judge_baselines": ("bayes_tee.calibration.baselines", None),
+    "beta_from_mode": ("bayes_tee._core.beta_prior", "beta_from_mode"),
+    "JudgeCalibration": ("bayes_tee.calibration", "JudgeCalibration"),
+    "calibrate": ("bayes_tee.calibration", "calibrate"),
+    "read_inspect": ("bayes_tee.io", "read_inspect"),
+    "read_lm_eval": ("bayes_tee.io", "read_lm_eval"),
+    "read_promptfoo": ("bayes_tee.io", "read_promptfoo"),
+    "anova_estimates": ("bayes_tee.likelihoods.anova", "anova_estimates"),
+    "Design": ("bayes_tee.design.roles", "Design"),
+    "validate_design": ("bayes_tee.design.roles", "validate_design"),
+    "build_design": ("bayes_tee.design.build", "build_design"),
+    "fit_posterior": ("bayes_tee.tee.fit", "fit_posterior"),
+    "Posterior": ("bayes_tee.posterior.facade", "Posterior"),
+    "load": ("bayes_tee.posterior.facade", "load"),
+    "LeaveOneOut": ("bayes_tee.tee.refits", "LeaveOneOut"),
+    "compare_links": ("bayes_tee.tee.refits", "compare_links"),
+    "leave_one_out": ("bayes_tee.tee.refits", "leave_one_out"),
+    "prior_sensitivity": ("bayes_tee.tee.prior_refits", "prior_sensitivity"),
+}
+
+if TYPE_CHECKING:  # what a type checker and an IDE see; at run time __getattr__ imports them
+    from . import (
+        allocation,
+        calibration,
+        datasets,
+        design,
+        families,
+        io,
+        likelihoods,
+        noise,
+        pairwise,
+        plots,
+        posterior,
+        studies,
+        tee,
+    )
+    from . import studies as simulate
+    from ._core import priors
+    from ._core.beta_prior import beta_from_mode
+    from .calibration import JudgeCalibration, calibrate
+    from .calibration import baselines as judge_baselines
+    from .design.build import build_design
+    from .design.roles import Design, validate_design
+    from .io import read_inspect, read_lm_eval, read_promptfoo
+    from .likelihoods.anova import anova_estimates
+    from .pairwise import raee
+    from .posterior import components, gaming
+    from .posterior.facade import Posterior, load
+    from .studies import plugin
+    from .tee import prior_refits as sensitivity
+    from .tee.fit import fit_posterior
+    from .tee.prior_refits import prior_sensitivity
+    from .tee.refits import LeaveOneOut, compare_links, leave_one_out
+
+
+def __getattr__(name: str):
+    """Import a public name on first use and keep it (PEP 562)."""
+    try:
+        module, attr = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'bayes_tee' has no attribute {name!r}") from None
+    value = importlib.import_module(module)
+    if attr is not None:
+        value = getattr(value, attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
-    "plugin",
     "CalibrationWarning",
     "Design",
     "DesignError",
@@ -51,20 +136,26 @@ __all__ = [
     "allocation",
     "anova_estimates",
     "beta_from_mode",
+    "build_design",
     "calibrate",
     "calibration",
     "compare_links",
     "components",
     "datasets",
+    "design",
+    "families",
     "fit_posterior",
     "gaming",
     "io",
     "judge_baselines",
     "leave_one_out",
+    "likelihoods",
     "load",
     "noise",
     "pairwise",
     "plots",
+    "plugin",
+    "posterior",
     "prior_sensitivity",
     "priors",
     "raee",
@@ -74,5 +165,6 @@ __all__ = [
     "sensitivity",
     "simulate",
     "studies",
+    "tee",
     "validate_design",
 ]

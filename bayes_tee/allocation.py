@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from ._core.exceptions import DesignError, DesignWarning
+from .families import get_family
 from .plots import plot_allocation
 from .posterior.facade import Posterior
 
@@ -221,7 +222,7 @@ def components_from(
     or draws): used as given (``judge`` is the pool's population variance); ``pool`` required.
     """
     if isinstance(source, Posterior):
-        if source.family != "gaussian":
+        if get_family(source.family).latent:
             raise DesignError(
                 "Allocation needs outcome-scale components: fit the linear probability model "
                 "(family='gaussian'), not the logit GLMM."

@@ -21,12 +21,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import nutpie
-import pymc as pm
 from nutpie.compiled_pyfunc import from_pyfunc
 
 from .density import Density
+
+if TYPE_CHECKING:
+    import pymc as pm
 
 
 def compile_native(model: pm.Model):

@@ -28,11 +28,13 @@ to the boundary (it pulls small components up).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pymc as pm
 from scipy.special import gammaln
+
+if TYPE_CHECKING:
+    import pymc as pm
 
 Family = Literal["half_t", "half_normal", "half_cauchy", "exponential", "gamma"]
 
@@ -64,6 +66,8 @@ class SDPrior:
 
     def build(self, name: str, outcome_sd: float) -> pm.Distribution:
         """Create the PyMC variable (inside a model context)."""
+        import pymc as pm  # PyMC is loaded where a PyMC graph is built
+
         s = self.scale * outcome_sd
         if self.family == "half_t":
             return pm.HalfStudentT(name, nu=self.nu, sigma=s)

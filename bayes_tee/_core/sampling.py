@@ -19,14 +19,15 @@ import time
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import nutpie
-import pymc as pm
 import xarray as xr
 
 from .compile import compile_density, compile_native
 from .density import Density
+
+if TYPE_CHECKING:
+    import pymc as pm
 
 #: Compiled models kept in this process, by layout key.
 _COMPILED: OrderedDict[str, object] = OrderedDict()
@@ -81,7 +82,7 @@ def sample(
         return _run_nutpie(
             compiled, chains, tune, draws, target_accept, seed, progressbar, start, False, "none"
         )
-    if not isinstance(model, pm.Model):
+    if not hasattr(model, "named_vars"):  # a builder: the PyMC model is made only here
         model = model()
     if sampler == "nutpie":
         with warnings.catch_warnings():
@@ -90,6 +91,8 @@ def sample(
             warnings.filterwarnings("ignore", category=_numba_performance_warning())
             return _sample_nutpie(model, chains, tune, draws, target_accept, seed, progressbar, reuse, start)
     if sampler == "pymc":
+        import pymc as pm  # PyMC's own sampler: loaded only when asked for
+
         with model:
             idata = pm.sample(
                 draws=draws,
@@ -126,6 +129,8 @@ def _sample_nutpie(model, chains, tune, draws, target_accept, seed, progressbar,
         old_model, compiled, kind = entry
         # the initial-point function reads the cached model's data containers: update them
         # too, so a reused fit starts (and, seeded, ends) exactly as a fresh one would
+        import pymc as pm  # a compiled PyMC model is being reused: PyMC is loaded already
+
         pm.set_data(reuse[1], model=old_model)
         # data the compiled functions never read (e.g. a prior of another mode) are not theirs;
         # nutpie keys its shared data by a uuid and names them through shared_var_keys
@@ -145,6 +150,8 @@ def _sample_nutpie(model, chains, tune, draws, target_accept, seed, progressbar,
 
 def _run_nutpie(compiled, chains, tune, draws, target_accept, seed, progressbar, start, reused, kind):
     t1 = time.perf_counter()
+    import nutpie  # loads ArviZ and its plots: only when a fit samples
+
     idata = nutpie.sample(
         compiled,
         chains=chains,

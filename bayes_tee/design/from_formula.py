@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from .._core.exceptions import DesignError, DesignWarning
+from ..families import get_family
 from .formula import Formula, formula_terms, parse_formula
 from .losses import drop_missing, dropped_notes
 from .roles import Design, Roles, cell_stats, check_roles, is_balanced, level_codes, outcome_values
@@ -170,7 +171,7 @@ def validate_formula(
     """
     if not isinstance(df, pd.DataFrame):
         raise DesignError(f"formula= needs a pandas DataFrame, got {type(df).__name__}.")
-    if family != "gaussian":
+    if not get_family(family).formula:
         raise DesignError(
             "formula= fits the Gaussian (linear) model; for the logit GLMM of a 0/1 outcome use the "
             "roles API: fit_posterior(df, outcome=..., item=..., judge=..., family='binomial')."

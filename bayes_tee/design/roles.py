@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .._core.exceptions import DesignError, DesignWarning
+from ..families import FAMILIES, get_family
 from ..pairwise.verdicts import recode, verdict_scores
 from .losses import drop_missing, dropped_notes
 from .terms import FACETS, Term, model_terms
@@ -421,10 +422,9 @@ def validate_design(
         raise DesignError(f"Expected a pandas DataFrame, got {type(df).__name__}.")
     if judge_effect not in ("fixed", "random"):
         raise DesignError(f"judge_effect must be 'fixed' or 'random', got {judge_effect!r}.")
-    if family not in ("gaussian", "binomial"):
-        raise DesignError(
-            f"family must be 'gaussian' (linear model) or 'binomial' (logit GLMM), got {family!r}."
-        )
+    if family not in FAMILIES:
+        names = " or ".join(f"{n!r} ({f.model_label})" for n, f in FAMILIES.items())
+        raise DesignError(f"family must be {names}, got {family!r}.")
     given = dict(
         outcome=outcome, item=item, prompt=prompt, judge=judge, temperature=temperature,
         replicate=replicate, category=category, position=position,
@@ -561,12 +561,7 @@ def assemble_design(
     balanced = is_balanced(cells, [len(levels[f]) for f in facets], item_category)
     family, overdispersion = options["family"], options["overdispersion"]
     outcome = roles.outcome
-    if family == "binomial" and non_binary:
-        raise DesignError(
-            f"family='binomial' needs a 0/1 outcome, but column {outcome!r} has other values "
-            f"(e.g. {non_binary}). Recode it to 0/1 (e.g. df[{outcome!r}] = (df[{outcome!r}] > threshold)"
-            ".astype(int)) or use family='gaussian' for graded scores."
-        )
+    get_family(family).check_outcome(outcome, non_binary)
     if overdispersion is None:
         overdispersion = bool((cells["n"] > 1).any())
     if summary["y_sd"] == 0.0:

@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from ..families import get_family
+
 #: Crossed facets in the order used for arrays and labels.
 FACETS: tuple[str, ...] = ("item", "prompt", "temperature", "judge", "position")
 
@@ -146,10 +148,10 @@ def model_terms(
     # when no other term already has exactly those facets (item x prompt alone: the cell error
     # is item:prompt). Without replicates it is the residual and absorbs replicate noise.
     cell_facets = tuple(present)
-    binomial = family == "binomial"
-    if all(set(t.facets) != set(cell_facets) for t in terms) and (overdispersion or not binomial):
+    fam = get_family(family)
+    if all(set(t.facets) != set(cell_facets) for t in terms) and fam.has_cell_term(overdispersion):
         terms.append(Term("cell", cell_facets, "random"))
-    if replicates or binomial:
+    if replicates or fam.fixed_residual:
         terms.append(Term("replicate", (*cell_facets, "replicate"), "residual"))
     order = {name: i for i, name in enumerate(COMPONENT_ORDER)}
     return sorted(terms, key=lambda t: order[t.label])

@@ -27,7 +27,6 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
-import pytensor.tensor as pt
 
 from ..design.roles import Design
 
@@ -170,7 +169,10 @@ def strata_statistics(arr, design: Design, replicates: float, shift: float = 0.0
         ``ss`` (list, pooled in :func:`strata`'s order), ``grand_mean`` and ``deviations``
         (fixed term -> level deviations).
     """
-    xp = np if isinstance(arr, np.ndarray) else pt
+    if isinstance(arr, np.ndarray):
+        xp = np
+    else:  # a PyMC model's tensor: PyTensor is imported only where a graph is built
+        import pytensor.tensor as xp
     blocks = stratum_blocks(design)
     F = len(design.facets)
     x = arr - shift

@@ -1,10 +1,10 @@
 """``binomial``: the logit GLMM (``family="binomial"``). Calls aggregate exactly to successes
 out of trials per cell; the cell-level effect is the observation-level random effect (sampled,
 non-centred; or integrated out by adaptive Gauss-Hermite quadrature, :mod:`.quadrature`); the
-logistic residual pi^2/3 is the fixed ``replicate`` component (:func:`add_logistic_residual`).
+logistic residual pi^2/3 is the fixed ``replicate`` component (:func:`~.glmm_layout.add_logistic_residual`).
 
 Near separation (most items SAFE in every call) the geometry is what makes or breaks the fit;
-:func:`glmm_terms` lays out the random effects for it: partial centring per level, items
+:func:`~.glmm_layout.glmm_terms` lays out the random effects for it: partial centring per level, items
 centred hierarchically on their category and the intercept, few-level terms swept into the
 intercept. Priors are on the logit scale: SDs in units of :data:`LOGIT_UNIT`, the intercept in
 units of :data:`INTERCEPT_UNIT`. The PyMC model here is the reference; fits sample the same
@@ -13,322 +13,25 @@ model as a numba density (:mod:`.binomial_density`), which the tests hold equal 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
 import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
-import xarray as xr
 
 from .._core.density import zerosum_basis
 from .._core.priors import PriorSpec
 from ..design.roles import Design
-from ..design.terms import Term
-from .anova import anova_estimates
-from .parts import coords, fixed_effect, term_levels
+from .glmm_layout import (
+    INTERCEPT_UNIT,
+    LOGIT_UNIT,
+    binomial_data,
+    fixed_through_terms,
+    glmm_terms,
+    swept_dim,
+    swept_labels,
+    swept_name,
+)
+from .parts import coords, fixed_effect
 from .quadrature import cell_marginal
-
-#: Latent residual variance of the logistic link (Nakagawa & Schielzeth 2010), the GLMM's
-#: call-level ``replicate`` component.
-LOGISTIC_VARIANCE = float(np.pi**2 / 3)
-
-#: Unit of the GLMM's prior scales (SDs on the logit scale): a half-t(3) with scale 1 puts
-#: half its mass below an SD of 0.77, i.e. odds ratios within about 2x between typical levels.
-LOGIT_UNIT = 1.0
-
-#: Unit of the GLMM intercept's prior SD: ``priors.intercept_scale`` of them, 5 logits by
-#: default. The intercept is the logit of the median configuration, not of the mean rate; with
-#: latent SDs of several logits the two differ by several logits (on Messing (2026)'s safety data, 94%
-#: SAFE on average, the median configuration's logit is near 14), and a prior SD of 2 logits
-#: around the mean rate's logit fought the data there (the old default: min ESS 62 against 113
-#: at 5 logits; at 10 logits the intercept drifts further out under separation, no faster).
-INTERCEPT_UNIT = 2.5
-
-#: GLMM terms with at most this many levels are non-centred throughout and swept into the
-#: intercept (:func:`glmm_terms`).
-FEW_LEVELS = 30
-
-
-#: A level is centred (:func:`glmm_terms`) only when its data are this many times more precise
-#: than the effects' rough spread (``n p (1 - p) * sd_hat**2``), so that it stays pinned if the
-#: SD is half the rough estimate. The rough SD (a moment estimate over the logistic's slope) is
-#: that far off either way: 0.42 against a posterior median of 0.20 for item x prompt in
-#: notebook 02's 94%-safe pilot (seed-13 data), 1.86 against 4.6 for the safety data's items.
-#: At ratio 1 that pilot centred 6% of its item x prompt levels and they funnelled where
-#: sigma_item_prompt's posterior reaches below the rough value (332 divergences in 16,000
-#: draws, bulk ESS 124); at 4 it diverged once, with ESS 785. At 10 no item of the propaganda
-#: pilot stays centred and its ESS falls to 130. The safety data pass their checks at 1 and 4.
-PINNED_PRECISION = 4.0
-
-#: A few-level two-way term is centred on its main effects (:func:`glmm_terms`) only when every
-#: level's data are this many times more precise than the effects' rough spread: its SD is
-#: estimated from few levels and may be 3x smaller than the rough estimate, which divides the
-#: ratio by 9 (the 94%-safe pilot of notebook 02, ratio 1.1, then diverged 59 times in 8,000
-#: draws; the safety data's prompt x judge has 22).
-CROSSED_PRECISION = 10.0
-
-
-@dataclass(frozen=True)
-class GlmmTerm:
-    """One random-effect vector of the GLMM, as the PyMC model and the numba density share it.
-
-    Attributes
-    ----------
-    term : Term
-        The design term (its SD is ``sigma_<label>``).
-    name : str
-        The draws' name, ``u_<key>``.
-    dim : str
-        The coordinate of its levels.
-    labels : list of str
-        The levels.
-    cell_level : ndarray
-        Level of each observed cell.
-    parent : int
-        Mean of the effects: ``-1`` zero, ``-2`` the grand mean, ``p >= 0`` the effect of term
-        ``p`` (earlier in the list) at ``parent_index[level]``.
-    parent_index : ndarray or None
-    in_eta : bool
-        Whether the effect enters the linear predictor (a category's reaches it through its items).
-    centred : ndarray of bool
-        Per level: centred (the coordinate is the effect) or not (``mean + sd * z``).
-    swept : bool
-        Non-centred with its mean direction swept into the intercept: the coordinates ``w`` give
-        the effects ``mean + sd * B w[1:]`` (``B`` the zero-sum basis) and move the grand mean to
-        ``intercept - sd * w[0] / sqrt(L)`` (:func:`glmm_terms`).
-    crossed : tuple of (str, int, ndarray)
-        The main effects a swept, centred two-way term is centred on, ``("fixed", f, index)``
-        for the ``f``-th fixed facet and ``("random", p, index)`` for term ``p``, each at
-        ``index[level]``. Its coordinates ``w[1:]`` are then the zero-sum part of its levels'
-        totals, drawn around those main effects, and the main effects reach the linear predictor
-        only through it (:func:`glmm_terms`).
-    """
-
-    term: Term
-    name: str
-    dim: str
-    labels: list[str]
-    cell_level: np.ndarray
-    parent: int
-    parent_index: np.ndarray | None
-    in_eta: bool
-    centred: np.ndarray
-    swept: bool = False
-    crossed: tuple[tuple[str, int, np.ndarray], ...] = ()
-
-
-def glmm_terms(design: Design, *, sample_cell: bool = True) -> list[GlmmTerm]:
-    """The GLMM's random-effect vectors in parent-first order; the cell (observation-level)
-    effect is one of them, non-centred, unless ``sample_cell=False`` (it is then integrated out
-    by quadrature, :mod:`.quadrature`).
-
-    Items are drawn around their category's effect, categories around the grand mean
-    (hierarchical centring, Gelfand, Sahu & Carlin 1995), so the grand mean enters the linear
-    predictor through the items. Every other term is drawn around zero.
-
-    Centring is chosen per level (partial non-centring, Papaspiliopoulos, Roberts & Skold 2007):
-    a level whose calls include both outcomes pins its effect down and is centred, when its data
-    are :data:`PINNED_PRECISION` times more precise than the effects' rough spread; a level whose
-    calls are all successes (or all failures) only bounds its effect on one side, its posterior
-    is its prior's tail, and it is non-centred. Under near-separation (half of the items SAFE in
-    all of their calls) neither choice per term suits both kinds of level. The cell effect is
-    non-centred at every level: a cell's few calls rarely pin it, and centring the few cells
-    that are pinned (6% of the safety data's) tied sigma_cell to them (its bulk ESS 199 of 8,000
-    draws, against 750 with every cell non-centred). Terms with at most :data:`FEW_LEVELS`
-    levels are non-centred throughout (their SD is weakly identified whatever the data per
-    level) and swept: the mean of their L effects is confounded with the grand mean (only their
-    sum reaches the data), which under a wide SD leaves NUTS a long ridge between the two. The
-    sampled intercept is the sum, and the effects' mean direction (``sd * w[0] / sqrt(L)``,
-    prior ``w[0] ~ N(0, 1)``) moves only the grand mean ``mu = intercept - sum of the mean
-    directions``, whose prior is unchanged. It is the same model, rotated and sheared (unit
-    Jacobian).
-
-    Two more hierarchical centrings remove the ridges that the Hessian of Messing (2026)'s
-    safety posterior shows as its stiffest directions (the Hessian whitened by the posterior
-    SDs, as a diagonal mass matrix sees it: eigenvalues 600-1,200, and 110-130 at most once
-    both are in place):
-
-    - **Items through their widest nested interaction.** For an item whose calls under one judge
-      include both outcomes while the other judges' are all SAFE, the data pin the sum of the
-      item effect and that item x judge effect, not either alone. The item-nested two-way term
-      with the largest rough SD (item x judge there) is drawn around its item's effect, so a
-      centred level's coordinate is that sum, and the item reaches the linear predictor only
-      through it. The item itself is then centred only where those children pin it (each
-      pinned child tells it its value to within the child's SD plus its own data noise), not
-      where its calls merely include both outcomes: on the safety data the call rule centred
-      46% of the items, most of them seen two-sidedly by one judge alone, and they funnelled
-      where the posterior moves item variance into item x judge (a divergence at sigma_item
-      0.44, its 0.1% quantile, and R-hat 1.011 on sigma_item at another seed); the children's
-      rule centres none and gives sigma_item a bulk ESS of 900-1,400 in 16,000 draws, against 640.
-    - **Few-level two-way terms around their main effects.** When every level of a swept
-      two-way term (prompt x judge: 15 levels of about 3,400 calls) is pinned by its data
-      (:data:`CROSSED_PRECISION`), its coordinates ``w[1:]`` are the zero-sum part of the level
-      totals, drawn around the sum of its two main effects (a fixed facet's zero-sum effects, or
-      a swept random term's deviations; both sum to zero over a complete crossing). The main
-      effects then reach the linear predictor only through it, instead of trading off against
-      its margins.
-
-    Examples
-    --------
-    >>> [g.name for g in glmm_terms(d)][:2]  # doctest: +SKIP
-    ['u_category', 'u_item']
-    """
-    cells = design.cells
-    k = np.round(cells["mean"].to_numpy() * cells["n"].to_numpy())
-    n = cells["n"].to_numpy().astype(float)
-    random = {t.label: t for t in design.terms if t.kind == "random" and (sample_cell or t.label != "cell")}
-    # each term's SD on the logit scale, roughly: the moment estimate on the 0/1 scale over the
-    # squared slope of the logistic at the mean rate
-    p_bar = float(np.clip(design.y_mean, 0.01, 0.99))
-    est = anova_estimates(design, fill_missing=True)
-    sd_hat = {label: np.sqrt(max(est.get(label, 0.0), 0.0)) / (p_bar * (1 - p_bar)) for label in random}
-
-    def pinned(t: Term, idx: np.ndarray, n_levels: int, ratio: float) -> np.ndarray:  # per level
-        # both outcomes seen, and the level's data more precise than the effects' spread
-        return _precision(k, n, idx, n_levels) * sd_hat[t.label] ** 2 > ratio
-
-    def centred(t: Term, idx: np.ndarray, n_levels: int) -> np.ndarray:  # per level
-        # few-level terms are swept and non-centred, the cell effect is non-centred (see above)
-        return pinned(t, idx, n_levels, PINNED_PRECISION) & (n_levels > FEW_LEVELS) & (t.label != "cell")
-
-    out: list[GlmmTerm] = []
-    if "category" in random and "item" in random:
-        idx, labels = term_levels(design, random["category"])
-        out.append(
-            GlmmTerm(
-                random["category"],
-                "u_category",
-                "category",
-                labels,
-                idx,
-                -2,
-                None,
-                False,
-                centred(random["category"], idx, len(labels)),
-                len(labels) <= FEW_LEVELS,
-            )
-        )
-    for label, t in random.items():
-        if label == "category" and out:
-            continue
-        idx, labels = term_levels(design, t)
-        dim = t.facets[0] if len(t.facets) == 1 else t.key
-        if label == "item":
-            parent, pidx = (0, np.asarray(design.item_category)) if out else (-2, None)
-        else:
-            parent, pidx = -1, None
-        swept = len(labels) <= FEW_LEVELS and parent in (-1, -2)
-        out.append(
-            GlmmTerm(
-                t, f"u_{t.key}", dim, labels, idx, parent, pidx, True, centred(t, idx, len(labels)), swept
-            )
-        )
-    _items_through_interaction(out, sd_hat, k, n)
-    fixed = [t for t in design.terms if t.kind == "fixed"]
-    for j in sorted(range(len(out)), key=lambda j: -sd_hat[out[j].term.label]):
-        g = out[j]
-        pins = g.swept and len(g.term.facets) == 2
-        if pins and pinned(g.term, g.cell_level, len(g.labels), CROSSED_PRECISION).all():
-            _centre_on_main_effects(out, j, design, fixed)
-    return out  # parents first: a category term precedes the items drawn around it
-
-
-def _precision(k: np.ndarray, n: np.ndarray, idx: np.ndarray, n_levels: int) -> np.ndarray:
-    """Per level, the logit-scale precision ``n p (1 - p)`` of its calls (``k`` successes of ``n``
-    per cell, cells at levels ``idx``); zero where the calls are all one outcome, which only
-    bounds the effect on one side.
-    """
-    k_l = np.bincount(idx, k, minlength=n_levels)
-    n_l = np.bincount(idx, n, minlength=n_levels)
-    p_l = (k_l + 0.5) / (n_l + 1.0)
-    return np.where((k_l > 0) & (k_l < n_l), n_l * p_l * (1 - p_l), 0.0)
-
-
-def _items_through_interaction(
-    out: list[GlmmTerm], sd_hat: dict[str, float], k: np.ndarray, n: np.ndarray
-) -> None:
-    """Draw the widest item-nested two-way term around its item's effect (:func:`glmm_terms`).
-
-    The item then reaches the data only through those children, so it is centred when they pin
-    it: each pinned child ``c`` (:func:`_precision`) tells the item its coordinate to within
-    ``sd_child**2 + 1 / precision_c``, and the item is centred where the sum of those
-    precisions beats ``PINNED_PRECISION / sd_item**2``.
-    """
-    at = {g.term.label: j for j, g in enumerate(out)}
-    nested = [
-        j
-        for j, g in enumerate(out)
-        if len(g.term.facets) == 2 and "item" in g.term.facets and g.parent == -1 and not g.swept
-    ]
-    if "item" not in at or not nested:
-        return
-    j, i = max(nested, key=lambda j: sd_hat[out[j].term.label]), at["item"]
-    index = np.zeros(len(out[j].labels), dtype=np.int64)
-    index[out[j].cell_level] = out[i].cell_level
-    prec = _precision(k, n, out[j].cell_level, len(out[j].labels))
-    noise = np.divide(1.0, prec, out=np.full_like(prec, np.inf), where=prec > 0)
-    spread = sd_hat[out[j].term.label] ** 2 + noise
-    told = np.bincount(index, 1.0 / spread, minlength=len(out[i].labels))
-    centred = out[i].centred & (told * sd_hat["item"] ** 2 > PINNED_PRECISION)
-    out[j] = replace(out[j], parent=i, parent_index=index)
-    out[i] = replace(out[i], in_eta=False, centred=centred)
-
-
-def _centre_on_main_effects(out: list[GlmmTerm], j: int, design: Design, fixed: list[Term]) -> None:
-    """Centre the swept two-way term ``out[j]`` on its two main effects when both are free: a
-    fixed facet not yet reached through another term, or a swept random main term still in the
-    linear predictor; the crossing must be complete (:func:`glmm_terms`).
-    """
-    g = out[j]
-    a, b = g.term.facets
-    if len(g.labels) != len(design.levels[a]) * len(design.levels[b]):
-        return
-    taken = {(kind, p) for h in out for kind, p, _ in h.crossed}
-    crossed = []
-    for f in (a, b):
-        index = np.zeros(len(g.labels), dtype=np.int64)
-        index[g.cell_level] = design.cells[f].to_numpy()
-        fix = [m for m, t in enumerate(fixed) if t.facets == (f,)]
-        main = [
-            p for p, h in enumerate(out) if h.term.facets == (f,) and h.swept and h.in_eta and h.parent == -1
-        ]
-        if fix and ("fixed", fix[0]) not in taken:
-            crossed.append(("fixed", fix[0], index))
-        elif main:
-            crossed.append(("random", main[0], index))
-    if len(crossed) < 2:
-        return
-    out[j] = replace(g, centred=np.ones(len(g.labels), dtype=bool), crossed=tuple(crossed))
-    for kind, p, _ in crossed:
-        if kind == "random":
-            out[p] = replace(out[p], in_eta=False)
-
-
-def fixed_through_terms(terms: list[GlmmTerm]) -> set[int]:
-    """Fixed facets (by position among the design's fixed terms) that reach the linear predictor
-    only through a crossed term (:attr:`GlmmTerm.crossed`).
-    """
-    return {p for g in terms for kind, p, _ in g.crossed if kind == "fixed"}
-
-
-def swept_name(g: GlmmTerm) -> str:
-    """The draws' name of a swept term's coordinates."""
-    return f"w_{g.term.key}"
-
-
-def swept_dim(g: GlmmTerm) -> str:
-    """The coordinate of a swept term's rotated coordinates (mean direction first)."""
-    return f"{g.dim}_rotated"
-
-
-def swept_labels(g: GlmmTerm) -> list[str]:
-    """``mean`` then the zero-sum directions ``1 .. L-1``."""
-    return ["mean"] + [str(j) for j in range(1, len(g.labels))]
-
-
-def glmm_key(design: Design) -> tuple:
-    """What besides the layout changes the compiled GLMM: its per-level centring."""
-    return tuple((g.name, np.flatnonzero(g.centred).tolist()) for g in glmm_terms(design))
 
 
 def binomial_model(
@@ -420,20 +123,3 @@ def binomial_model(
             pm.Deterministic("p_panel", pt.sum(n * pm.math.invlogit(eta)) / n.sum())
             pm.Binomial("y", n=n, logit_p=eta, observed=successes)
     return model
-
-
-def binomial_data(design: Design) -> dict[str, np.ndarray]:
-    """The score-dependent inputs of the GLMM (successes per cell, the prior's centre), by
-    data-container name, for refits without recompiling.
-    """
-    n = design.cells["n"].to_numpy()
-    p_bar = float(np.clip(design.y_mean, 0.01, 0.99))
-    return {
-        "successes": np.round(design.cells["mean"].to_numpy() * n).astype(np.int64),
-        "logit_rate": np.asarray(np.log(p_bar / (1 - p_bar)), float),
-    }
-
-
-def add_logistic_residual(posterior: xr.Dataset) -> xr.Dataset:
-    """The GLMM's call-level ``sigma_replicate``: the logistic residual, a constant "draw"."""
-    return posterior.assign(sigma_replicate=xr.full_like(posterior["mu"], np.sqrt(LOGISTIC_VARIANCE)))

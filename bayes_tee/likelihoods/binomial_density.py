@@ -31,9 +31,10 @@ from scipy.special import gammaln
 from .._core.density import Layout, zerosum_basis
 from .._core.priors import PriorSpec
 from ..design.roles import Design
-from .binomial import (
+from .glmm_layout import (
     INTERCEPT_UNIT,
     LOGIT_UNIT,
+    NODES,
     binomial_data,
     fixed_through_terms,
     glmm_terms,
@@ -43,8 +44,7 @@ from .binomial import (
 )
 from .kernels.binomial import binomial_logp_grad, cell_probabilities
 from .kernels.prior import FAMILIES
-from .parts import coords
-from .quadrature import NODES
+from .levels import coords
 
 #: The kernel's arguments after ``x``, in order.
 KERNEL_ARGUMENTS = tuple(inspect.signature(binomial_logp_grad.py_func).parameters)[1:]

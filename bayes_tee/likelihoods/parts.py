@@ -1,85 +1,17 @@
-"""Building blocks every Gaussian and binomial likelihood shares: level indices, coordinates,
-the SD priors, the intercept and fixed level effects, random-effect vectors (centred or not, per
-:func:`choose_centering`) and the within-cell replicate potential.
+"""Building blocks every Gaussian and binomial likelihood shares, on the PyMC side: the SD
+priors, the intercept and fixed level effects, random-effect vectors (centred or not, per
+:func:`~.levels.choose_centering`) and the within-cell replicate potential. Level indices,
+centring and coordinates are in :mod:`.levels`.
 """
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
 import pymc as pm
 import pytensor.tensor as pt
 
 from .._core.priors import PriorSpec
 from ..design.roles import Design
 from ..design.terms import Term
-from .anova import anova_estimates
-
-
-def term_levels(design: Design, term: Term) -> tuple[np.ndarray, list[str]]:
-    """Index of each observed cell into the term's observed levels, and the level labels."""
-    cells = design.cells
-    if term.label == "category":
-        return design.item_category[cells["item"].to_numpy()], list(design.categories)
-    if len(term.facets) == 1:
-        f = term.facets[0]
-        return cells[f].to_numpy(), list(design.levels[f])
-    codes = cells[list(term.facets)]
-    idx, uniques = pd.MultiIndex.from_frame(codes).factorize()
-    labels = ["|".join(design.levels[f][c] for f, c in zip(term.facets, combo)) for combo in uniques]
-    return np.asarray(idx), labels
-
-
-def choose_centering(design: Design, ratio: float = 1.0) -> dict[str, bool]:
-    """Centred (``True``) or non-centred parameterisation per random term.
-
-    A level's effect is seen through the mean of its cells, whose noise is the variance of
-    every term nested inside the level, divided by how many of its levels the mean averages
-    (item effects inside a category, item:prompt effects inside a prompt, cell error and
-    replicate noise inside anything). A term is centred when its variance exceeds
-    ``ratio`` times that noise, i.e. the data pin each level down well; otherwise it is
-    non-centred, which is what removes the funnel of a weakly identified SD. Variances are
-    the moment estimates of :func:`bayes_tee.likelihoods.anova.anova_estimates` (missing cells filled).
-
-    Examples
-    --------
-    >>> choose_centering(d)["item"]
-    True
-    """
-    est = {k: max(v, 0.0) for k, v in anova_estimates(design, fill_missing=True).items()}
-    L = {f: len(design.levels[f]) for f in design.facets}
-    n_rep = float(design.cells["n"].mean())
-
-    def nest(t: Term) -> set[str]:  # facets, with items counted inside their category
-        return (
-            {"category"}
-            if t.label == "category"
-            else set(t.facets) | ({"category"} if "item" in t.facets and design.categories else set())
-        )
-
-    out = {}
-    for t in design.terms:
-        if t.kind != "random":
-            continue
-        noise = 0.0
-        for j in design.terms:
-            if j is t or j.kind == "fixed" or not nest(j) > nest(t):
-                continue
-            inner = [f for f in j.facets if f != "replicate" and f not in t.facets]
-            count = np.prod([L[f] for f in inner]) if inner else 1.0
-            if t.label == "category" and "item" in inner:
-                count = count / len(design.categories)
-            noise += est.get(j.label, 0.0) / (count * (n_rep if j.kind == "residual" else 1.0))
-        out[t.label] = est.get(t.label, 0.0) > ratio * max(noise, 1e-12)
-    return out
-
-
-def coords(design: Design) -> dict[str, list[str]]:
-    """PyMC coordinates: the level labels of every facet (and the categories)."""
-    coords = {f: list(design.levels[f]) for f in design.facets}
-    if design.categories:
-        coords["category"] = list(design.categories)
-    return coords
 
 
 def sd_priors(design: Design, priors: PriorSpec, y_sd=None) -> dict[str, pt.TensorVariable]:

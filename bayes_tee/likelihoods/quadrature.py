@@ -37,9 +37,7 @@ import pytensor.tensor as pt
 from pytensor.gradient import disconnected_grad
 from scipy.special import gammaln
 
-#: Quadrature nodes per cell (lme4's nAGQ). 9 keeps the log likelihood's error below 1e-7 for
-#: cell SDs up to 3 logits except in the extreme corners named in the module docstring.
-NODES = 9
+from .glmm_layout import NODES
 
 #: Newton steps for the mode (from the start the module docstring describes; 3-6 converge to
 #: 1e-10 on every case the tests cover).

@@ -37,7 +37,7 @@ from ..design.roles import Design
 from .anova import strata, stratum_blocks
 from .augment import augment_layout
 from .kernels.strata import FAMILIES, strata_logp_grad
-from .parts import coords
+from .levels import coords
 
 #: Name of the latent vector of the augmented likelihood (as in its PyMC model).
 LATENT = "missing_cell_means__"

@@ -31,6 +31,7 @@ from .._core.priors import PriorSpec
 from .._core.trees import group
 from ..design.formula import write_formula
 from ..design.roles import Design
+from ..families import get_family
 from . import components as comp
 from . import dstudy, gaming, reliability, report, theta
 from . import link_comparison as links
@@ -100,11 +101,11 @@ class Posterior(diag.FitResult):
     @property
     def scale(self) -> str:
         """Scale of the variance components: ``outcome`` or ``latent (logit)``."""
-        return "latent (logit)" if self.family == "binomial" else "outcome"
+        return get_family(self.family).scale
 
     def _fixed_residual(self, t) -> bool:
         """The GLMM's logistic residual: a constant, not a parameter."""
-        return self.family == "binomial" and t.kind == "residual"
+        return get_family(self.family).fixed_residual and t.kind == "residual"
 
     def _convergence_vars(self) -> list[str]:
         return [t.var_name for t in self.terms if not self._fixed_residual(t)] + ["mu"]

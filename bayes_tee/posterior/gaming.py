@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .._core.intervals import summarize_samples
+from ..families import get_family
 from ..pairwise.verdicts import ELO_SCALE, expected_max_normal, to_elo
 from . import dstudy as ds
 
@@ -106,7 +107,7 @@ def gaming_surface(
     out["e_max_z"] = emax
     parts = [summarize_samples(sd, level, "sd_"), summarize_samples(surface, level, "surface_")]
     if elo:
-        if post.family == "binomial":
+        if get_family(post.family).latent:  # the logit scale is Elo's own
             elo_draws = ELO_SCALE * surface
         else:
             theta = post.idata.posterior["mu"].values.ravel()[:, None]

@@ -24,6 +24,7 @@ from scipy import stats
 
 from .._core import diagnostics as diag
 from .._core.intervals import summarize_samples
+from ..families import get_family
 from ..plots import plot_link_comparison
 from . import components as comp
 
@@ -76,7 +77,7 @@ def link_comparison(
     fams = {lpm.family, glmm.family}
     if fams != {"gaussian", "binomial"}:
         raise ValueError(f"compare a family='gaussian' fit with a family='binomial' fit; got {sorted(fams)}.")
-    if lpm.family == "binomial":
+    if get_family(lpm.family).latent:
         lpm, glmm = glmm, lpm
     labels = [t.label for t in lpm.terms if t.label in {u.label for u in glmm.terms}]
     a, b = _share_draws(lpm, labels), _share_draws(glmm, labels)

@@ -35,6 +35,7 @@ import pandas as pd
 from scipy import sparse, stats
 
 from ..design.terms import FACETS, Term
+from ..families import get_family
 from .components import normal_mixture_quantile
 from .dstudy import JudgeMode
 
@@ -186,6 +187,7 @@ class _Draws:
 
 def draws_from(posterior, terms: list[Term], index: np.ndarray, family: str = "gaussian") -> _Draws:
     """Pull the draws a simulation needs from an ArviZ posterior group, at flat draw ``index``."""
+    fam = get_family(family)
     sigma, fixed = {}, {}
     rep = np.zeros(len(index))
     for t in terms:
@@ -194,9 +196,9 @@ def draws_from(posterior, terms: list[Term], index: np.ndarray, family: str = "g
             dim = t.facets[0]
             arr = x.transpose("chain", "draw", dim).values.reshape(-1, x.sizes[dim])
             # the GLMM's fixed effects sit on the logit scale around mu: keep their level
-            fixed[t.label] = arr[index] if family == "binomial" else _centred(arr[index])
+            fixed[t.label] = arr[index] if fam.latent else _centred(arr[index])
         elif t.kind == "residual":
-            if family != "binomial":  # the GLMM's residual is the Bernoulli draw itself
+            if not fam.fixed_residual:  # a latent family's residual is the outcome's own draw
                 rep = x.values.reshape(-1)[index]
         else:
             sigma[t.label] = x.values.reshape(-1)[index]
@@ -271,7 +273,7 @@ def simulate_studies(
     """
     S = len(draws.replicate)
     K = int(sims_per_draw)
-    binomial = draws.family == "binomial"
+    binomial = get_family(draws.family).latent
     if binomial:
         if estimand != "domain":
             raise ValueError("the logit GLMM's simulation targets the domain mean (estimand='domain').")

@@ -24,6 +24,7 @@ import pandas as pd
 from .._core import diagnostics as diag
 from .._core.exceptions import DiagnosticWarning
 from .._core.version import __version__
+from ..families import get_family
 from ..plots import plot_dstudy, plot_frontier, plot_interventions
 
 if TYPE_CHECKING:
@@ -134,11 +135,12 @@ def writeup(post: "Posterior", level: float = 0.95, n_top: int = 3) -> str:
         f"{r.component} {_pct(r.share_median)} (90% interval {_pct(r.share_low)}-{_pct(r.share_high)})"
         for r in top.itertuples()
     )
-    scale = " (on the logit scale)" if post.family == "binomial" else ""
+    fam = get_family(post.family)
+    scale = fam.scale_note
     text = [
         f"We decomposed the variance of {d.n_rows:,} scored calls ({len(d.levels['item'])} items"
         f"{', ' + dims if dims else ''}{reps}) with a Bayesian crossed random-effects model "
-        f"({'logit GLMM' if post.family == 'binomial' else 'linear model'}, {post.method} likelihood, "
+        f"({fam.model_label}, {post.method} likelihood, "
         f"{post.priors.name} priors). The largest contributions to the variance of the benchmark score"
         f"{scale} were {named}.",
         f"The mean score is {th['estimate']:.3g}; its {level:.0%} interval accounting for every "

@@ -22,6 +22,7 @@ from .. import plots
 from .._core.exceptions import DiagnosticWarning
 from .._core.intervals import summarize_samples
 from .._core.trees import group
+from ..families import get_family
 from . import components as comp
 from . import predictive as pr
 from .dstudy import FIELDS, JudgeMode, check_judges, counts_with, grid_for
@@ -101,7 +102,7 @@ def shares(
     """
     if scale not in ("model", "probability"):
         raise ValueError(f"scale must be 'model' or 'probability', got {scale!r}.")
-    if scale == "probability" and post.family == "binomial":
+    if scale == "probability" and get_family(post.family).latent:
         if n.get("n_positions") is not None:
             raise ValueError(
                 "probability-scale shares take the observed presentation orders; drop n_positions."
@@ -195,8 +196,9 @@ def theta(
     d = post.design
     naive_se = d.y_sd / np.sqrt(d.n_rows)
     P = group(post.idata, "posterior")
-    if post.family == "binomial":
-        mu = P["p_panel"].values.ravel()
+    fam = get_family(post.family)
+    mu = P[fam.theta_variable].values.ravel()
+    if fam.latent:  # components on a latent scale: theta's error by simulation
         rng = np.random.default_rng(random_seed)
         draws = posterior_draws(post, n_draws, rng)
         err = pr.simulate_studies(draws, post.terms, layout(post), sims_per_draw=sims_per_draw, rng=rng)[
@@ -204,8 +206,7 @@ def theta(
         ]
         tee_se = float(np.sqrt(np.mean(err**2)))
         half = float(np.quantile(np.abs(err), 1 - 2 * a))
-    else:
-        mu = P["mu"].values.ravel()
+    else:  # components on the outcome's scale: the closed form
         contrib = comp.contributions(post.component_draws(), post.terms, d.counts)
         v = contrib.sum("component").values.ravel()
         half = comp.normal_mixture_quantile(1 - a, np.sqrt(v))

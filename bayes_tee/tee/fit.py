@@ -1,10 +1,11 @@
-"""``fit_posterior(df, ...)``: the front door.
+"""``fit_posterior(df, ...)``: the front door, as named stages.
 
-Validates the design, picks the fastest exact likelihood (the balanced-strata shortcut when
-every cell is present with equal replicates, the exact marginal model with every random effect
-integrated out otherwise, sampled random effects only when that is too costly), samples with
-nutpie, and returns a :class:`~bayes_tee.posterior.facade.Posterior` whose summaries carry a visible
-warning when the diagnostics fail.
+lme4's ``lmer`` is four stages (``lFormula -> mkLmerDevfun -> optimizeLmer -> mkMerMod``); so is
+this: :func:`~bayes_tee.design.build.build_design` (data -> validated design), the family
+(:func:`~bayes_tee.families.get_family`), :func:`choose_likelihood` (the fastest exact
+likelihood for the layout), :func:`sample_posterior` (the draws on the user's scale) and
+:func:`make_posterior` (the :class:`~bayes_tee.posterior.facade.Posterior`, whose summaries carry
+a visible warning when the diagnostics fail). Each stage can be called and tested alone.
 
 >>> import bayes_tee as bt
 >>> df = bt.datasets.load("tee_demo")
@@ -16,11 +17,11 @@ warning when the diagnostics fail.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import time
 import warnings
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -28,34 +29,40 @@ import pandas as pd
 import xarray as xr
 
 from .._core import diagnostics as diag
-from .._core.exceptions import DesignError, DesignWarning
+from .._core.exceptions import DesignWarning
 from .._core.priors import PriorSpec, get_prior
 from .._core.sampling import sample
 from .._core.trees import draws_tree
-from ..design.formula import parse_formula
-from ..design.from_formula import validate_formula
-from ..design.out_of_core import is_out_of_core, validate_dask
-from ..design.roles import Design, validate_design
-from ..likelihoods import build_model, choose_method, get_likelihood, method_note
+from ..design.build import build_design
+from ..design.roles import Design
+from ..families import Family, get_family
+from ..families.binomial import DRAWS as GLMM_DRAWS
+from ..families.binomial import TUNE as GLMM_TUNE
+from ..families.gaussian import DRAWS, TUNE
+from ..likelihoods import Likelihood, build_model, choose_method, get_likelihood, method_note
 from ..posterior.facade import Posterior
 
-#: Default tuning steps and draws per chain.
-TUNE, DRAWS = 1000, 1000
-#: The GLMM's defaults. Its tuning is short (nutpie adapts within 500 steps there, and the early
-#: trees are the deepest, so tuning is the costly part) and its draws many: near separation its
-#: global logit SDs have an ESS of 5-6% of the draws (Messing (2026)'s safety data: at 2000
-#: draws per chain the least had 386; at 3000 every ESS passed 400 but one seed's R-hat of
-#: sigma_item was 1.012, the chance level at that ESS; at 4000 both seeds pass every check).
-GLMM_TUNE, GLMM_DRAWS = 500, 4000
+__all__ = [
+    "DRAWS",
+    "GLMM_DRAWS",
+    "GLMM_TUNE",
+    "TUNE",
+    "Settings",
+    "choose_likelihood",
+    "fit_posterior",
+    "layout_key",
+    "make_posterior",
+    "sample_posterior",
+    "sampler_settings",
+    "standardize",
+    "unstandardize",
+]
 
 
 def standardize(design: Design) -> tuple[Design, float, float]:
-    """The design with its scores standardised (mean 0, SD 1), and the location and scale.
-
-    Every prior is relative to the outcome's mean and SD, so the model on standardised scores is
-    the same model; sampling it keeps the sampler's arithmetic near unit scale whatever the
-    user's units (scores times 1e12 otherwise overflow the sums of squares and the step size).
-    The GLMM's 0/1 outcomes are left as they are.
+    """The design with its scores on the scale the sampler sees, and the location and scale
+    (the family's :meth:`~bayes_tee.families.base.Family.standardize`: Gaussian scores are
+    standardised to mean 0 and SD 1, the GLMM's 0/1 outcomes left as they are).
 
     >>> import bayes_tee as bt
     >>> d = bt.validate_design(bt.datasets.load("tee_demo"), outcome="score", item="item")
@@ -63,12 +70,7 @@ def standardize(design: Design) -> tuple[Design, float, float]:
     >>> std.y_mean, std.y_sd, loc == d.y_mean
     (0.0, 1.0, True)
     """
-    if design.family == "binomial" or not (np.isfinite(design.y_sd) and design.y_sd > 0):
-        return design, 0.0, 1.0
-    loc, scale = float(design.y_mean), float(design.y_sd)
-    cells = design.cells.assign(mean=(design.cells["mean"] - loc) / scale, ss=design.cells["ss"] / scale**2)
-    row_y = None if design.row_y is None else (design.row_y - loc) / scale
-    return dataclasses.replace(design, cells=cells, y_mean=0.0, y_sd=1.0, row_y=row_y), loc, scale
+    return get_family(design.family).standardize(design)
 
 
 def unstandardize(posterior: xr.Dataset, loc: float, scale: float) -> xr.Dataset:
@@ -112,19 +114,120 @@ def layout_key(design: Design, spec: PriorSpec, method: str, extra: object = Non
     return hashlib.sha1(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def _formula_design(df, formula, outcome, item, prompt, judge, temperature, category, family) -> Design:
-    """The design of a ``formula=`` fit; a role argument that contradicts the formula is refused."""
-    if is_out_of_core(df):
-        raise DesignError(
-            "formula= needs a pandas DataFrame; read parquet or dask data with .compute() first."
-        )
-    lhs = parse_formula(formula).outcome
-    if outcome is not None and outcome != lhs:
-        raise DesignError(f"outcome={outcome!r} but the formula's outcome is {lhs!r}; give one of the two.")
-    return validate_formula(
-        df, formula, item=item, prompt=prompt, judge=judge, temperature=temperature, category=category,
-        family=family, warn=False,
+@dataclass(frozen=True)
+class Settings:
+    """How to sample: the sampler, its tuning and draws per chain, and the seed."""
+
+    sampler: Literal["nutpie", "pymc"]
+    chains: int
+    tune: int
+    draws: int
+    target_accept: float
+    random_seed: int
+    progressbar: bool
+
+
+def sampler_settings(
+    family: Family,
+    *,
+    sampler: Literal["nutpie", "pymc"] = "nutpie",
+    chains: int = 4,
+    tune: int | None = None,
+    draws: int | None = None,
+    target_accept: float | None = None,
+    random_seed: int | None = None,
+    progressbar: bool = True,
+) -> Settings:
+    """The sampler's settings: the family's defaults where the caller gives none, and a drawn
+    seed (recorded in the posterior) when ``random_seed`` is ``None``.
+
+    >>> from bayes_tee.families import get_family
+    >>> s = sampler_settings(get_family("binomial"), random_seed=1)
+    >>> s.tune, s.draws, s.target_accept
+    (500, 4000, 0.95)
+    """
+    d_tune, d_draws, d_accept = family.sampler_defaults()
+    seed = int(np.random.default_rng().integers(2**31)) if random_seed is None else int(random_seed)
+    return Settings(
+        sampler=sampler,
+        chains=int(chains),
+        tune=d_tune if tune is None else int(tune),
+        draws=d_draws if draws is None else int(draws),
+        target_accept=d_accept if target_accept is None else float(target_accept),
+        random_seed=seed,
+        progressbar=progressbar,
+    )
+
+
+def choose_likelihood(design: Design, method: str = "auto") -> Likelihood:
+    """The likelihood a fit uses: ``method``, or under ``"auto"`` the fastest exact one for the
+    design's layout and family (:func:`bayes_tee.likelihoods.choose_method`).
+
+    >>> import bayes_tee as bt
+    >>> choose_likelihood(bt.validate_design(bt.datasets.load("tee_demo"), outcome="score", item="item")).name
+    'balanced'
+    """
+    return get_likelihood(choose_method(design) if method == "auto" else method, design)
+
+
+def sample_posterior(
+    design: Design, lk: Likelihood, spec: PriorSpec, settings: Settings
+) -> tuple[xr.DataTree, dict]:
+    """Sample the likelihood on the sampler's scale and return the draws on the user's scale,
+    with what the posterior records of the run (settings, timings, free parameters).
+    """
+    t0 = time.perf_counter()
+    std, loc, scale = standardize(design)
+    # nutpie samples a likelihood written in NumPy without compiling; the PyMC model is built
+    # only when a sampler needs it (sampling.sample)
+    density = lk.density(std, spec) if lk.density is not None and settings.sampler == "nutpie" else None
+    built: list = []
+
+    def model():
+        if not built:
+            built.append(build_model(std, spec, method=lk.name))
+        return built[0]
+
+    reuse = None
+    if lk.data is not None:
+        reuse = (layout_key(std, spec, lk.name, lk.key(std) if lk.key else None), lk.data(std))
+    s = settings
+    idata, timing = sample(
+        model, s.sampler, s.chains, s.tune, s.draws, s.target_accept, s.random_seed, s.progressbar, reuse,
+        density=density,
     )  # fmt: skip
+    posterior = idata["posterior"].to_dataset()
+    posterior = posterior[[v for v in posterior.data_vars if not str(v).endswith("__")]]
+    posterior = unstandardize(posterior, loc, scale)
+    if lk.postprocess is not None:
+        posterior = lk.postprocess(posterior)
+    info = {
+        "sampler": s.sampler,
+        "chains": s.chains,
+        "tune": s.tune,
+        "draws": s.draws,
+        "target_accept": s.target_accept,
+        "random_seed": s.random_seed,
+        "build_s": round(timing["start"] - t0, 3),
+        **timing["durations"],
+        "n_free_parameters": (
+            int(sum(np.size(v) for v in built[0].initial_point().values())) if built else density.layout.ndim
+        ),
+        "standardized": {"location": loc, "scale": scale},
+        "method_note": method_note(design, lk.name),
+    }
+    return draws_tree(posterior, idata), info
+
+
+def make_posterior(
+    idata: xr.DataTree, design: Design, spec: PriorSpec, lk: Likelihood, info: dict, *, stacklevel: int = 3
+) -> Posterior:
+    """The :class:`~bayes_tee.posterior.facade.Posterior`, said to fail its diagnostics (a
+    :class:`~bayes_tee.DiagnosticWarning` at the caller's call) when it does.
+    """
+    post = Posterior(idata, design, spec, lk.name, info)
+    diag.warn_if_failed(post.diagnostics(), stacklevel=stacklevel)
+    return post
 
 
 def fit_posterior(
@@ -141,12 +244,10 @@ def fit_posterior(
     position: str | None = None,
     swapped: object = None,
     judge_effect: Literal["fixed", "random"] = "fixed",
-    family: Literal["gaussian", "binomial"] = "gaussian",
+    family: str = "gaussian",
     overdispersion: bool | None = None,
     priors: str | PriorSpec | dict | None = None,
-    method: Literal[
-        "auto", "balanced", "augmented", "marginal", "cells", "rows", "binomial", "binomial_quadrature"
-    ] = "auto",
+    method: str = "auto",
     chains: int = 4,
     tune: int | None = None,
     draws: int | None = None,
@@ -196,7 +297,8 @@ def fit_posterior(
     priors : str, PriorSpec or dict, optional
         A preset name from :data:`bayes_tee._core.priors.PRESETS` or a spec; default half-t(3).
     method : {"auto", "balanced", "augmented", "marginal", "cells", "rows", "binomial", "binomial_quadrature"}
-        Likelihood form (:func:`bayes_tee.likelihoods.build_model`); ``auto`` takes ``balanced``
+        Likelihood form, a name in :data:`bayes_tee.likelihoods.METHODS`
+        (:func:`bayes_tee.likelihoods.build_model`); ``auto`` takes ``balanced``
         when the design is balanced, else ``augmented`` (the balanced likelihood with the
         missing calls, cells or items as latent values) when at most
         :data:`~bayes_tee.likelihoods.augment.MAX_LATENT_SHARE` of the completed cells are short, else
@@ -236,105 +338,20 @@ def fit_posterior(
     >>> post.diagnostics()["ok"]  # doctest: +SKIP
     True
     """
-    if formula is not None:
-        if position is not None or replicate is not None:
-            raise DesignError(
-                "formula= takes no position= or replicate=: the rows of a cell of the formula's facets "
-                "are its replicates; write any other facet into the formula as a term."
-            )
-        design = _formula_design(df, formula, outcome, item, prompt, judge, temperature, category, family)
-    elif is_out_of_core(df):
-        if outcome is None or item is None:
-            raise DesignError("outcome= and item= are required for parquet or dask data.")
-        if position is not None or swapped is not None:
-            raise DesignError(
-                "position=/swapped= (pairwise verdict labels) need a pandas DataFrame; recode the "
-                "verdicts to 0/0.5/1 scores first (bt.pairwise.recode) to fit parquet or dask data."
-            )
-        design = validate_dask(
-            df,
-            outcome=outcome,
-            item=item,
-            prompt=prompt,
-            judge=judge,
-            temperature=temperature,
-            replicate=replicate,
-            category=category,
-            judge_effect=judge_effect,
-            family=family,
-            overdispersion=overdispersion,
-        )
-    else:
-        design = validate_design(
-            df,
-            outcome=outcome,
-            item=item,
-            prompt=prompt,
-            judge=judge,
-            temperature=temperature,
-            replicate=replicate,
-            category=category,
-            position=position,
-            swapped=swapped,
-            judge_effect=judge_effect,
-            family=family,
-            overdispersion=overdispersion,
-            warn=False,
-        )
-    if not is_out_of_core(df):
-        for note in design.notes:  # said here, so the warning points at the user's call
-            warnings.warn(note, DesignWarning, stacklevel=2)
+    design = build_design(
+        df, formula=formula, outcome=outcome, item=item, prompt=prompt, judge=judge,
+        temperature=temperature, replicate=replicate, category=category, position=position,
+        swapped=swapped, judge_effect=judge_effect, family=family, overdispersion=overdispersion,
+        warn=False,
+    )  # fmt: skip
+    for note in design.notes:  # said here, so the warning points at the user's call
+        warnings.warn(note, DesignWarning, stacklevel=2)
+    fam = get_family(design.family)
+    lk = choose_likelihood(design, method)
     spec = get_prior(priors)
-    if method == "auto":
-        method = choose_method(design)
-    lk = get_likelihood(method, design)
-    glmm = design.family == "binomial"
-    if target_accept is None:
-        # sampled logit effects: fewer divergences and twice the ESS at 0.95 on the propaganda pilot
-        target_accept = 0.95 if glmm else 0.9
-    draws = (GLMM_DRAWS if glmm else DRAWS) if draws is None else int(draws)
-    tune = (GLMM_TUNE if glmm else TUNE) if tune is None else int(tune)
-    seed = int(np.random.default_rng().integers(2**31)) if random_seed is None else int(random_seed)
-    t0 = time.perf_counter()
-    # the likelihood sees standardised scores; the draws are put back on the user's scale below
-    std, loc, scale = standardize(design)
-    # nutpie samples a likelihood written in NumPy without compiling; the PyMC model is built
-    # only when a sampler needs it (sampling.sample)
-    density = lk.density(std, spec) if lk.density is not None and sampler == "nutpie" else None
-    built: list = []
-
-    def model():
-        if not built:
-            built.append(build_model(std, spec, method=method))
-        return built[0]
-
-    reuse = None
-    if lk.data is not None:
-        reuse = (layout_key(std, spec, method, lk.key(std) if lk.key else None), lk.data(std))
-    idata, timing = sample(
-        model, sampler, chains, tune, draws, target_accept, seed, progressbar, reuse, density=density
-    )
-    posterior = idata["posterior"].to_dataset()
-    posterior = posterior[[v for v in posterior.data_vars if not str(v).endswith("__")]]
-    posterior = unstandardize(posterior, loc, scale)
-    if lk.postprocess is not None:
-        posterior = lk.postprocess(posterior)
-    idata = draws_tree(posterior, idata)
-    info = {
-        "sampler": sampler,
-        "chains": chains,
-        "tune": tune,
-        "draws": draws,
-        "target_accept": target_accept,
-        "random_seed": seed,
-        "build_s": round(timing["start"] - t0, 3),
-        **timing["durations"],
-        "n_free_parameters": (
-            int(sum(np.size(v) for v in built[0].initial_point().values())) if built else density.layout.ndim
-        ),
-        "standardized": {"location": loc, "scale": scale},
-        "method_note": method_note(design, method),
-    }
-    post = Posterior(idata, design, spec, method, info)
-    diag.warn_if_failed(post.diagnostics(), stacklevel=2)
-    return post
+    settings = sampler_settings(
+        fam, sampler=sampler, chains=chains, tune=tune, draws=draws, target_accept=target_accept,
+        random_seed=random_seed, progressbar=progressbar,
+    )  # fmt: skip
+    idata, info = sample_posterior(design, lk, spec, settings)
+    return make_posterior(idata, design, spec, lk, info)

@@ -1,4 +1,4 @@
-"""Old import paths of the modules that left ``bayes_tee.tee`` in 0.3: they still import, with
+"""Old import paths of the modules that left ``bayes_tee.tee``: they still import, with
 a :class:`DeprecationWarning` naming the new path, until 0.4.
 
 ``import bayes_tee.design.roles`` (or ``from bayes_tee.tee import design``) gives the module now at
@@ -66,8 +66,7 @@ def resolve(old: str) -> types.ModuleType:
     """The module now at the place of ``bayes_tee.tee.<old>``, with a deprecation warning."""
     new = MOVED[old]
     warnings.warn(
-        f"bayes_tee.tee.{old} moved to {new} in bayes_tee 0.3; import it from there "
-        "(the old path goes in 0.4).",
+        f"bayes_tee.tee.{old} moved to {new}; import it from there (the old path is removed in 0.4).",
         DeprecationWarning,
         stacklevel=3,
     )

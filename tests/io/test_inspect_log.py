@@ -92,7 +92,7 @@ def test_rows_losses_and_labels_match_inspects_own_reading(logs):
     assert set(df["prompt"]) == {"plain", "formal"} and set(df["replicate"]) == {1, 2, 3}
     assert set(df["model"]) == set(MODELS) and (df["temperature"] == 0.7).all()
     assert set(df["score"]) <= {0.0, 1.0}
-    roles = df.attrs[bt.tee.design.ROLES_ATTR]
+    roles = df.attrs[bt.design.roles.ROLES_ATTR]
     assert roles == {
         "outcome": "score",
         "item": "item",
@@ -176,7 +176,7 @@ def test_scorers_and_model_select(logs):
     folder, _ = logs
     df = _read(folder, scorers=["match"], model="mockllm/model-b")
     assert set(df["judge"]) == {"match"} and set(df["model"]) == {"mockllm/model-b"}
-    assert bt.tee.design.ROLES_ATTR in df.attrs and "judge" not in df.attrs[bt.tee.design.ROLES_ATTR]
+    assert bt.design.roles.ROLES_ATTR in df.attrs and "judge" not in df.attrs[bt.design.roles.ROLES_ATTR]
     assert df.attrs["dropped"] == {"the sample errored": 2}  # one match score in each of model-b's logs
     with pytest.raises(bt.DesignError, match=r"No scorer \['exact'\].*match"):
         _read(folder, scorers=["exact"])

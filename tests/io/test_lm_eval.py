@@ -30,7 +30,7 @@ def test_rows_items_prompts_and_runs():
     assert df["item"].nunique() == 6
     assert df.groupby("item")["prompt"].nunique().eq(2).all()
     assert set(df["replicate"]) == {1, 2} and set(df["model"]) == {"dummy"}
-    assert df.attrs[bt.tee.design.ROLES_ATTR] == {
+    assert df.attrs[bt.design.roles.ROLES_ATTR] == {
         "outcome": "score",
         "item": "item",
         "prompt": "prompt",
@@ -75,4 +75,4 @@ def test_a_generation_task_with_filters_and_temperature():
     df = _read(OUT.parent / "out_gen")
     assert set(df["judge"]) == {"exact_match,first", "exact_match,majority"}
     assert len(df) == 2 * 6 and (df["temperature"] == 0.7).all() and set(df["prompt"]) == {"qa_gen"}
-    assert df.attrs[bt.tee.design.ROLES_ATTR] == {"outcome": "score", "item": "item", "judge": "judge"}
+    assert df.attrs[bt.design.roles.ROLES_ATTR] == {"outcome": "score", "item": "item", "judge": "judge"}

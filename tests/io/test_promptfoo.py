@@ -74,7 +74,7 @@ def test_json_lines_give_the_same_rows():
     cols = ["item", "prompt", "judge", "replicate", "model", "score"]
     pd.testing.assert_frame_equal(a[cols], b[cols])
     assert b["temperature"].isna().all()  # JSON lines carry no provider config
-    assert "temperature" not in b.attrs[bt.tee.design.ROLES_ATTR]
+    assert "temperature" not in b.attrs[bt.design.roles.ROLES_ATTR]
 
 
 def test_select_and_fit_one_model():

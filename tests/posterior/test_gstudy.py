@@ -238,7 +238,7 @@ def test_cells_likelihood_builds_without_replicates():
     df = df[np.random.default_rng(0).random(len(df)) > 0.3]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bt.DesignWarning)
-        d = bt.tee.formula_design.validate_formula(df, "score ~ (1|item) + (1|evaluator) + (1|prompt)")
+        d = bt.design.from_formula.validate_formula(df, "score ~ (1|item) + (1|evaluator) + (1|prompt)")
     assert not d.has_replicates and not d.balanced
     model = bt.tee.likelihoods.build_model(d, bt.priors.get_prior(), method="cells")
     assert "cell_mean_loglik" in model.named_vars

@@ -1,0 +1,380 @@
+"""The registry of likelihoods: one :class:`Likelihood` per ``method=`` name, and the choice
+of the fastest exact one for a design (:func:`choose_method`).
+
+It imports no likelihood's machinery: each entry's callables load their module when a fit
+calls them (PyMC only for the likelihoods that build a PyMC graph), so the names are known at
+once to the command line and the docs.
+
+>>> METHODS[:3]
+('auto', 'balanced', 'augmented')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..families import get_family
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pymc as pm
+    import xarray as xr
+
+    from .._core.density import Density
+    from .._core.priors import PriorSpec
+    from ..design.roles import Design
+
+
+#: Above this many floating-point operations per log-density evaluation the marginal model is
+#: slower than sampling the random effects (measured: ~1e6 flops run in ~0.3 ms here).
+MAX_MARGINAL_FLOPS = 5e7
+
+
+@dataclass(frozen=True)
+class Likelihood:
+    """What the package needs to know about one likelihood.
+
+    Attributes
+    ----------
+    name : str
+        The ``method=`` name.
+    family : {"gaussian", "binomial", "any"}
+        The outcome family it fits (``rows`` serves both).
+    build : callable
+        ``(design, priors, centering) -> pymc.Model``.
+    data : callable or None
+        ``design -> {container: array}``: the score-dependent data containers, so a compiled
+        model of the same layout is refitted to new scores without recompiling; ``None`` when
+        the model is rebuilt per fit.
+    key : callable or None
+        ``design -> object``: anything besides the layout that changes the compiled model
+        (the GLMM's per-term centring).
+    postprocess : callable or None
+        ``posterior Dataset -> Dataset`` after sampling (the GLMM's fixed logistic residual).
+    loglik : str
+        The likelihood whose potentials give this fit's log likelihood per draw for
+        power-scaling (``augmented`` keeps no latent values; ``marginal`` is its exact
+        likelihood with the same parameters).
+    density : callable or None
+        ``(design, priors) -> Density``: the same model as a NumPy log density with its
+        gradient (:mod:`bayes_tee._core.density`), which nutpie samples without compiling;
+        ``None`` when the model is only a PyMC graph.
+    """
+
+    name: str
+    family: str
+    build: Callable[[Design, PriorSpec, dict | None], pm.Model]
+    data: Callable[[Design], dict[str, np.ndarray]] | None = None
+    key: Callable[[Design], object] | None = None
+    postprocess: Callable[[xr.Dataset], xr.Dataset] | None = None
+    loglik: str = ""
+    density: Callable[[Design, PriorSpec], Density] | None = None
+
+
+# PyMC (and PyTensor) are imported where a PyMC graph is built, not by the registry: a fit
+# through a numba density, and the command line, never load them.
+
+
+def _balanced(d: Design, p: PriorSpec, c: dict | None) -> pm.Model:
+    from .balanced import balanced_model
+
+    return balanced_model(d, p)
+
+
+def _balanced_data(d: Design) -> dict[str, np.ndarray]:
+    from .balanced import balanced_data
+
+    return balanced_data(d)
+
+
+def _augmented(d: Design, p: PriorSpec, c: dict | None) -> pm.Model:
+    from .augmented import augmented_model
+
+    return augmented_model(d, p)
+
+
+def _marginal(d: Design, p: PriorSpec, c: dict | None) -> pm.Model:
+    from .marginal import marginal_model
+
+    return marginal_model(d, p)
+
+
+def _cells(d: Design, p: PriorSpec, c: dict | None, rows: bool = False) -> pm.Model:
+    from .cells import cell_model
+    from .levels import choose_centering
+
+    return cell_model(d, p, c or choose_centering(d), rows=rows)
+
+
+def _binomial(d: Design, p: PriorSpec, c: dict | None, rows: bool = False, quadrature: int | None = None):
+    from .binomial import binomial_model
+
+    return binomial_model(d, p, rows=rows, quadrature=quadrature)
+
+
+def _binomial_density(d: Design, p: PriorSpec) -> Density:
+    from .binomial_density import binomial_density
+
+    return binomial_density(d, p)
+
+
+def _binomial_quadrature_density(d: Design, p: PriorSpec) -> Density:
+    from .binomial_density import binomial_quadrature_density
+
+    return binomial_quadrature_density(d, p)
+
+
+def marginal_cost(design: Design) -> float:
+    """Floating-point operations per evaluation of the exact marginal likelihood
+    (:func:`bayes_tee.likelihoods.marginal.marginal_cost`).
+    """
+    from .marginal import marginal_cost as cost
+
+    return cost(design)
+
+
+def marginal_layout(design: Design):
+    """The marginal likelihood's layout (:func:`bayes_tee.likelihoods.marginal.marginal_layout`)."""
+    from .marginal import marginal_layout as layout
+
+    return layout(design)
+
+
+def _balanced_density(d: Design, p: PriorSpec) -> Density:
+    from .strata_density import balanced_density
+
+    return balanced_density(d, p)
+
+
+def _augmented_density(d: Design, p: PriorSpec) -> Density:
+    from .strata_density import augmented_density
+
+    return augmented_density(d, p)
+
+
+def _binomial_data(d: Design) -> dict[str, np.ndarray]:
+    from .glmm_layout import binomial_data
+
+    return binomial_data(d)
+
+
+def _glmm_key(d: Design) -> tuple:
+    from .glmm_layout import glmm_key
+
+    return glmm_key(d)
+
+
+def _add_logistic_residual(posterior: xr.Dataset) -> xr.Dataset:
+    from .glmm_layout import add_logistic_residual
+
+    return add_logistic_residual(posterior)
+
+
+def _binomial_quadrature(d: Design, p: PriorSpec, c: dict | None) -> pm.Model:
+    from .glmm_layout import NODES
+
+    return _binomial(d, p, c, quadrature=NODES)
+
+
+def _latent_share(design: Design) -> tuple[float, float]:
+    """The share of the completed cells that are latent, and the most :mod:`.augment` takes."""
+    from .augment import MAX_LATENT_SHARE, augment_layout
+
+    return augment_layout(design).latent_share, MAX_LATENT_SHARE
+
+
+def _rows(design: Design, priors: PriorSpec, centering: dict | None) -> pm.Model:
+    if design.row_cell is None:
+        raise ValueError(
+            "method='rows' (one likelihood term per call) needs the rows in memory: pass a pandas "
+            "DataFrame, or use method='auto' (the per-cell likelihoods give the same posterior)."
+        )
+    if get_family(design.family).latent:
+        return _binomial(design, priors, None, rows=True)
+    return _cells(design, priors, centering, rows=True)
+
+
+#: Every likelihood by ``method=`` name.
+LIKELIHOODS: dict[str, Likelihood] = {
+    lk.name: lk
+    for lk in (
+        Likelihood(
+            "balanced",
+            "gaussian",
+            _balanced,
+            data=_balanced_data,
+            loglik="balanced",
+            density=_balanced_density,
+        ),
+        Likelihood(
+            "augmented",
+            "gaussian",
+            _augmented,
+            loglik="marginal",
+            density=_augmented_density,
+        ),
+        Likelihood("marginal", "gaussian", _marginal, loglik="marginal"),
+        Likelihood(
+            "cells",
+            "gaussian",
+            _cells,
+            loglik="cells",
+        ),
+        Likelihood("rows", "any", _rows, loglik="rows"),
+        Likelihood(
+            "binomial",
+            "binomial",
+            _binomial,
+            data=_binomial_data,
+            key=_glmm_key,
+            postprocess=_add_logistic_residual,
+            loglik="binomial",
+            density=_binomial_density,
+        ),
+        Likelihood(
+            "binomial_quadrature",
+            "binomial",
+            _binomial_quadrature,
+            data=_binomial_data,
+            key=_glmm_key,
+            postprocess=_add_logistic_residual,
+            loglik="binomial_quadrature",
+            density=_binomial_quadrature_density,
+        ),
+    )
+}
+
+
+#: Every ``method=`` a fit takes: ``auto`` and the registry's names.
+METHODS: tuple[str, ...] = ("auto", *LIKELIHOODS)
+
+
+def get_likelihood(method: str, design: Design) -> Likelihood:
+    """The registry entry for ``method``, checked against the design's family.
+
+    Raises
+    ------
+    ValueError
+        An unknown name, or a likelihood of the other family.
+
+    Examples
+    --------
+    >>> get_likelihood("balanced", d).density is not None
+    True
+    """
+    if method not in LIKELIHOODS:
+        raise ValueError(f"method must be one of {sorted(LIKELIHOODS)} or 'auto', got {method!r}.")
+    lk = LIKELIHOODS[method]
+    if lk.family not in ("any", design.family):
+        own = ", ".join(repr(n) for n, other in LIKELIHOODS.items() if other.family == design.family)
+        raise ValueError(
+            f"method={method!r} fits family={lk.family!r}; a design validated with "
+            f"family={design.family!r} takes method='auto', {own} or 'rows' (the per-call benchmark "
+            "baseline)."
+        )
+    return lk
+
+
+def choose_method(design: Design) -> str:
+    """The fastest exact likelihood for a design: ``balanced``, ``augmented``, ``marginal`` or
+    ``cells`` (``binomial`` for the GLMM).
+
+    >>> import bayes_tee as bt
+    >>> choose_method(bt.validate_design(bt.datasets.load("tee_demo"), outcome="score", item="item"))
+    'balanced'
+    """
+    default = get_family(design.family).default_method
+    if default is not None:
+        return default
+    if design.balanced:
+        return "balanced"
+    share, most = _latent_share(design)
+    if share <= most:
+        return "augmented"
+    return "marginal" if marginal_cost(design) <= MAX_MARGINAL_FLOPS else "cells"
+
+
+def method_note(design: Design, method: str) -> str:
+    """Which likelihood a fit used and why, in one sentence (the summary prints it).
+
+    >>> import bayes_tee as bt
+    >>> d = bt.validate_design(bt.datasets.load("tee_demo"), outcome="score", item="item")
+    >>> method_note(d, "balanced").split(":")[0]
+    'balanced'
+    """
+    auto = choose_method(design)
+    if method != auto:
+        return f"{method}: chosen by the caller (method='auto' would take {auto})."
+    if method == "balanced":
+        return (
+            f"{method}: every cell of the full cross holds the same number of calls, so the exact strata "
+            "likelihood applies."
+        )
+    missing = design.n_full_cells - design.n_cells
+    layout = f"{missing} of {design.n_full_cells} cells empty" if missing else "unequal calls per cell"
+    if method == "augmented":
+        share, _ = _latent_share(design)
+        return (
+            f"{method}: unbalanced ({layout}); {share:.0%} of the completed cells are short, few enough to "
+            "complete them with latent values inside the exact balanced likelihood."
+        )
+    if method == "marginal":
+        return (
+            f"{method}: unbalanced ({layout}) beyond what latent completion handles; every random effect is "
+            "integrated out exactly."
+        )
+    if method == "cells":
+        return (
+            f"{method}: unbalanced ({layout}), and integrating every effect out would cost "
+            f"{marginal_cost(design):.2g} flops per evaluation: the many-level effects are sampled, "
+            "the few-level ones integrated out."
+        )
+    return f"{method}: the logit GLMM on successes out of trials per cell."
+
+
+def build_model(
+    design: Design,
+    priors: PriorSpec,
+    *,
+    method: str = "balanced",
+    centering: dict[str, bool] | None = None,
+) -> pm.Model:
+    """Build the PyMC model.
+
+    Parameters
+    ----------
+    design : Design
+        From :func:`bayes_tee.validate_design`.
+    priors : PriorSpec
+        From :func:`bayes_tee._core.priors.get_prior`.
+    method : {"balanced", "augmented", "marginal", "cells", "rows", "binomial", "binomial_quadrature"}
+        Likelihood form (see the module docstring); ``balanced`` needs a balanced design. A
+        binomial design always gets the GLMM (``rows``: per call; ``binomial_quadrature``: the
+        cell effect integrated out).
+    centering : dict, optional
+        Per random term, centred (``True``) or not; default :func:`choose_centering`.
+
+    Returns
+    -------
+    pymc.Model
+    """
+    default, lk = get_family(design.family).default_method, LIKELIHOODS.get(method)
+    if default is not None and lk is not None and lk.family not in ("any", design.family):
+        method = default
+    return get_likelihood(method, design).build(design, priors, centering)
+
+
+__all__ = [
+    "LIKELIHOODS",
+    "MAX_MARGINAL_FLOPS",
+    "METHODS",
+    "Likelihood",
+    "build_model",
+    "choose_method",
+    "get_likelihood",
+    "marginal_cost",
+    "marginal_layout",
+    "method_note",
+]
