@@ -29,20 +29,17 @@ import sys
 import warnings
 from pathlib import Path
 
-from ._core import diagnostics as diag
 from ._core.exceptions import DesignError, DesignWarning, DiagnosticWarning
 from ._core.priors import PRESETS
-from .datasets import load as load_data
-from .design.from_formula import validate_formula
-from .design.out_of_core import is_out_of_core, validate_dask
-from .design.roles import validate_design
-from .io import describe, read_inspect, read_lm_eval, read_promptfoo
-from .posterior.facade import load
-from .tee.fit import fit_posterior
+from .families import FAMILIES
+from .likelihoods import METHODS
+
+# Only names are imported above: each subcommand loads its machinery (pandas, the fit, ArviZ,
+# matplotlib) when it runs, so `bayes-tee --help` answers at once.
 
 ROLE_FLAGS = ("outcome", "item", "prompt", "judge", "temperature", "replicate", "category", "position")
-READERS = {"inspect": read_inspect, "promptfoo": read_promptfoo, "lm-eval": read_lm_eval}
-METHODS = ("auto", "balanced", "augmented", "marginal", "cells", "rows", "binomial", "binomial_quadrature")
+#: ``--from`` choice -> the :mod:`bayes_tee.io` reader.
+READERS = {"inspect": "read_inspect", "promptfoo": "read_promptfoo", "lm-eval": "read_lm_eval"}
 
 
 def _quiet_third_party() -> None:
@@ -74,6 +71,8 @@ def _report(post, out: Path | None) -> None:
 
 
 def _fit(args, df, roles):
+    from .tee.fit import fit_posterior
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DiagnosticWarning)  # the summary prints it
         return fit_posterior(
@@ -128,9 +127,11 @@ def _read_logs(args) -> object:
         if args.source != "inspect":
             raise DesignError("--category (a sample metadata key) is read from Inspect AI logs only.")
         options["category"] = args.category
+    from . import io
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DesignWarning)
-        df = READERS[args.source](args.data, **options)
+        df = getattr(io, READERS[args.source])(args.data, **options)
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
     return df
@@ -168,13 +169,7 @@ def _roles(args) -> dict:
             f"Unknown role(s) {sorted(unknown)} in {args.roles!r}; roles are {', '.join(ROLE_FLAGS)}."
         )
     roles.update({r: getattr(args, r) for r in ROLE_FLAGS if getattr(args, r) is not None})
-    if getattr(args, "formula", None):
-        refused = sorted(set(roles) & {"replicate", "position"})
-        if refused:
-            raise DesignError(
-                f"--formula takes no --{refused[0]}: the rows of a cell of the formula's facets are its "
-                "replicates; write any other facet into the formula as a term."
-            )
+    if getattr(args, "formula", None):  # build_design refuses the roles a formula does not take
         return roles
     for r in ("outcome", "item"):
         if not roles.get(r):
@@ -240,6 +235,8 @@ def _rich_summary(post) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from ._core import diagnostics as diag
+
     console = Console()
 
     def show(df, title: str) -> None:
@@ -288,7 +285,7 @@ def _parser() -> argparse.ArgumentParser:
     fit.add_argument("--out", help="where to save the posterior (.nc); required unless --dry-run")
     fit.add_argument(
         "--family",
-        choices=("gaussian", "binomial"),
+        choices=tuple(FAMILIES),
         default="gaussian",
         help="gaussian: linear (probability) model; binomial: logit GLMM for 0/1 outcomes",
     )
@@ -357,7 +354,20 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _design(args, df, roles: dict):
+    """The design a dry run describes: the one fit_posterior would build from these flags."""
+    from .design.build import build_design
+
+    return build_design(
+        df, formula=args.formula, **roles, swapped=getattr(args, "swapped", None), family=args.family,
+        judge_effect=args.judge_effect, warn=False,
+    )  # fmt: skip
+
+
 def _run(args) -> object:
+    from ._core import diagnostics as diag
+    from .posterior.facade import load
+
     if args.command in ("summary", "dstudy", "reliability", "allocate", "report"):
         post = load(args.posterior)
         with warnings.catch_warnings():
@@ -419,10 +429,14 @@ def _run(args) -> object:
             print(f"WARNING: {msg}", file=sys.stderr)
         return post
     if args.command == "demo":
+        from .datasets import load as load_data
+
         df = load_data("tee_demo")
         roles = {r: r for r in ROLE_FLAGS if r not in ("outcome", "position")} | {"outcome": "score"}
         save = args.save
     elif args.source is not None:
+        from .io import describe
+
         df = _read_logs(args)
         print(describe(df))
         if "model" in df.columns and df["model"].nunique() > 1:
@@ -435,12 +449,7 @@ def _run(args) -> object:
             )
         roles = {}
         if args.dry_run:
-            d = (
-                validate_formula(df, args.formula, family=args.family, warn=False)
-                if args.formula
-                else validate_design(df, family=args.family, judge_effect=args.judge_effect, warn=False)
-            )
-            _print_design(d)
+            _print_design(_design(args, df, roles))
             return None
         if not args.out:
             raise DesignError("--out is required (where to save the posterior), unless --dry-run.")
@@ -453,29 +462,7 @@ def _run(args) -> object:
             )
         roles = _roles(args)
         if args.dry_run:
-            if args.formula:
-                if is_out_of_core(df):
-                    raise DesignError(
-                        "--formula needs a CSV, parquet or JSON-lines file, not a parquet dataset."
-                    )
-                d = validate_formula(
-                    df, args.formula, **{k: v for k, v in roles.items() if k != "outcome"},
-                    family=args.family, warn=False,
-                )  # fmt: skip
-            elif is_out_of_core(df):
-                if "position" in roles:
-                    raise DesignError("--position needs a CSV or parquet file, not a parquet dataset.")
-                d = validate_dask(df, **roles, family=args.family, judge_effect=args.judge_effect, warn=False)
-            else:
-                d = validate_design(
-                    df,
-                    **roles,
-                    swapped=args.swapped,
-                    family=args.family,
-                    judge_effect=args.judge_effect,
-                    warn=False,
-                )
-            _print_design(d)
+            _print_design(_design(args, df, roles))
             return None
         if not args.out:
             raise DesignError("--out is required (where to save the posterior), unless --dry-run.")

@@ -367,3 +367,21 @@ def anova_estimates(design: Design, *, fill_missing: bool = False) -> dict[str, 
         # E[pop_var(d)] = pop_var(beta) + (L-1)/L * EMS / weight
         out[fs.term] = float(np.mean(fs.deviations**2) - (L - 1) / L * ems / fs.weight)
     return out
+
+
+def balanced_data(design: Design, st=None) -> dict[str, np.ndarray]:
+    """The score-dependent inputs of the balanced model, by data-container name.
+
+    Two balanced designs with the same layout differ only in these, so a compiled model is
+    refitted to new scores with ``compiled.with_data(**balanced_data(design))``.
+    """
+    st = strata(design) if st is None else st
+    out = {
+        "y_sd": np.asarray(design.y_sd, float),
+        "y_mean": np.asarray(design.y_mean, float),
+        "strata_ss": np.asarray(st.ss, float),
+        "grand_mean": np.asarray(st.grand_mean, float),
+    }
+    for fs in st.fixed:
+        out[f"{fs.term}_deviations"] = np.asarray(fs.deviations, float)
+    return out

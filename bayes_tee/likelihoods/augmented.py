@@ -15,7 +15,8 @@ from ..design.roles import Design
 from .anova import strata, strata_statistics
 from .augment import augment_layout
 from .balanced import strata_potentials
-from .parts import coords, residual_sd, sd_priors
+from .levels import coords
+from .parts import residual_sd, sd_priors
 
 
 def augmented_model(design: Design, priors: PriorSpec) -> pm.Model:

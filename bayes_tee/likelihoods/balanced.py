@@ -6,14 +6,14 @@ grow with the number of calls.
 
 from __future__ import annotations
 
-import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
 
 from .._core.priors import PriorSpec
 from ..design.roles import Design
-from .anova import strata
-from .parts import coords, fixed_effect, intercept, sd_priors
+from .anova import balanced_data, strata
+from .levels import coords
+from .parts import fixed_effect, intercept, sd_priors
 
 
 def balanced_model(design: Design, priors: PriorSpec) -> pm.Model:
@@ -64,21 +64,3 @@ def strata_potentials(
         emsf = pt.dot(pt.as_tensor(fs.coef), s2)
         q = fs.weight * pt.sum((deviations[fs.term] - beta) ** 2)
         pm.Potential(f"{fs.term}_loglik", -0.5 * (fs.df * pt.log(emsf) + q / emsf))
-
-
-def balanced_data(design: Design, st=None) -> dict[str, np.ndarray]:
-    """The score-dependent inputs of the balanced model, by data-container name.
-
-    Two balanced designs with the same layout differ only in these, so a compiled model is
-    refitted to new scores with ``compiled.with_data(**balanced_data(design))``.
-    """
-    st = strata(design) if st is None else st
-    out = {
-        "y_sd": np.asarray(design.y_sd, float),
-        "y_mean": np.asarray(design.y_mean, float),
-        "strata_ss": np.asarray(st.ss, float),
-        "grand_mean": np.asarray(st.grand_mean, float),
-    }
-    for fs in st.fixed:
-        out[f"{fs.term}_deviations"] = np.asarray(fs.deviations, float)
-    return out

@@ -30,7 +30,8 @@ from .glmm_layout import (
     swept_labels,
     swept_name,
 )
-from .parts import coords, fixed_effect
+from .levels import coords
+from .parts import fixed_effect
 from .quadrature import cell_marginal
 
 

@@ -16,16 +16,9 @@ import pytensor.tensor as pt
 from .._core.priors import PriorSpec
 from ..design.roles import Design
 from ..design.terms import cell_term
+from .levels import coords, term_levels
 from .linalg import woodbury_loglik
-from .parts import (
-    coords,
-    fixed_predictor,
-    random_effect,
-    replicate_potential,
-    residual_sd,
-    sd_priors,
-    term_levels,
-)
+from .parts import fixed_predictor, random_effect, replicate_potential, residual_sd, sd_priors
 
 #: Random terms with at most this many levels are integrated out of the cell model exactly.
 MAX_MARGINAL_LEVELS = 40

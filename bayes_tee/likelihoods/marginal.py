@@ -13,8 +13,9 @@ import pytensor.tensor as pt
 from .._core.priors import PriorSpec
 from ..design.roles import Design
 from ..design.terms import Term, cell_term
+from .levels import coords
 from .linalg import ItemBlocks, item_block_loglik
-from .parts import coords, fixed_predictor, replicate_potential, residual_sd, sd_priors
+from .parts import fixed_predictor, replicate_potential, residual_sd, sd_priors
 
 
 def indicators(design: Design, terms: list[Term]) -> tuple[np.ndarray, list[int]]:

@@ -84,7 +84,7 @@ def _balanced(d: Design, p: PriorSpec, c: dict | None) -> pm.Model:
 
 
 def _balanced_data(d: Design) -> dict[str, np.ndarray]:
-    from .balanced import balanced_data
+    from .anova import balanced_data
 
     return balanced_data(d)
 
