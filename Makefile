@@ -21,8 +21,9 @@ $(STAMP): pyproject.toml $(LOCK) | python-check
 	rm -rf $(VENV)
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
-	$(BIN)/uv pip install --quiet --python $(BIN)/python -r $(LOCK)
-	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps -e .
+	$(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -r $(LOCK)
+	$(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python --no-deps -e .
+	$(BIN)/python -m compileall -q bayes_tee  # the package's own bytecode (an editable install has none)
 	$(BIN)/python -m ipykernel install --user --name bayes_tee --display-name "bayes_tee" >/dev/null
 	touch $(STAMP)
 
@@ -38,8 +39,10 @@ lint: $(STAMP)
 	$(BIN)/ruff check $(LINTED) notebooks
 	$(BIN)/ruff format --check $(LINTED)
 
-## Lint, then the whole test suite on the locked stack (two pytest-xdist workers)
+## Lint, the package's docstring examples, then the whole test suite on the locked stack
+## (two pytest-xdist workers)
 test: lint
+	$(BIN)/python -m pytest -q -p no:cacheprovider --doctest-modules bayes_tee
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 ## The inner loop: tests not marked slow
@@ -51,7 +54,7 @@ test-latest: | python-check
 	rm -rf $(LATEST)
 	$(PY) -m venv $(LATEST)
 	$(LATEST)/bin/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
-	$(LATEST)/bin/uv pip install --quiet --python $(LATEST)/bin/python --refresh --upgrade -e ".[test]"
+	$(LATEST)/bin/uv pip install --quiet --compile-bytecode --python $(LATEST)/bin/python --refresh --upgrade -e ".[test]"
 	$(LATEST)/bin/uv pip list --python $(LATEST)/bin/python 2>/dev/null | grep -iE '^(pymc|pytensor|arviz|nutpie|numpy|pandas|xarray|scipy) '
 	$(LATEST)/bin/python -m pytest -q -n 2 --dist loadfile $(PYTEST_FAST) -p no:cacheprovider
 
@@ -76,6 +79,7 @@ docs: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_fit.py
 	$(BIN)/python benchmarks/bench_compile.py
+	$(BIN)/python benchmarks/bench_startup.py
 
 ## Regenerate the reference posteriors in models/
 SHARED ?= ../shared

@@ -74,7 +74,20 @@ def main() -> None:
         run([python, "-m", "venv", str(tmp / "venv")])
         vpy = tmp / "venv" / "bin" / "python"
         uv = shutil.which("uv", path=str(Path(sys.executable).parent)) or "uv"
-        run([uv, "pip", "install", "--quiet", "--python", str(vpy), "-c", str(LOCK), str(wheel)])
+        run(
+            [
+                uv,
+                "pip",
+                "install",
+                "--quiet",
+                "--compile-bytecode",
+                "--python",
+                str(vpy),
+                "-c",
+                str(LOCK),
+                str(wheel),
+            ]
+        )
         run([str(vpy), "-c", SMOKE, str(ROOT / "notebooks" / "data" / "inspect_logs")], cwd=tmp)
         run([str(tmp / "venv" / "bin" / "bayes-tee"), "--help"], cwd=tmp, stdout=subprocess.DEVNULL)
         print(

@@ -414,6 +414,8 @@ def validate_design(
 
     Examples
     --------
+    >>> import bayes_tee as bt
+    >>> df = bt.datasets.load("tee_demo")
     >>> d = validate_design(df, outcome="score", item="item", prompt="prompt")
     >>> d.dropped
     {}

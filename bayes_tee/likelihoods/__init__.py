@@ -26,7 +26,7 @@ two equal) and serve PyMC's sampler, power-scaling and in-process refits.
 >>> d = bt.validate_design(bt.datasets.load("tee_demo"), outcome="score", item="item",
 ...                        prompt="prompt", judge="judge")
 >>> m = build_model(d, bt.priors.get_prior(), method="balanced")
->>> sorted(m.named_vars)[:3]
+>>> sorted(str(v) for v in m.free_RVs)[:3]
 ['judge_effect', 'mu', 'sigma_cell']
 """
 

@@ -352,6 +352,8 @@ def anova_estimates(design: Design, *, fill_missing: bool = False) -> dict[str, 
 
     Examples
     --------
+    >>> import bayes_tee as bt
+    >>> d = bt.validate_design(bt.datasets.load("tee_demo"), outcome="score", item="item", prompt="prompt")
     >>> est = anova_estimates(d)
     >>> est["replicate"] > 0
     True

@@ -24,7 +24,7 @@ have ``w_c = z_c`` and no contrast term.
 >>> import bayes_tee as bt
 >>> df = bt.datasets.load("tee_demo")
 >>> d = bt.validate_design(df.iloc[3:], outcome="score", item="item", prompt="prompt",
-...                        judge="judge", replicate="replicate")
+...                        judge="judge", temperature="temperature", replicate="replicate")
 >>> aug = augment_layout(d)
 >>> aug.design.balanced, aug.n_latent
 (True, 1)

@@ -39,7 +39,9 @@ def choose_centering(design: Design, ratio: float = 1.0) -> dict[str, bool]:
 
     Examples
     --------
-    >>> choose_centering(d)["item"]
+    >>> import bayes_tee as bt
+    >>> d = bt.validate_design(bt.datasets.load("tee_demo"), outcome="score", item="item", prompt="prompt")
+    >>> bool(choose_centering(d)["item"])
     True
     """
     est = {k: max(v, 0.0) for k, v in anova_estimates(design, fill_missing=True).items()}

@@ -261,6 +261,8 @@ def get_likelihood(method: str, design: Design) -> Likelihood:
 
     Examples
     --------
+    >>> import bayes_tee as bt
+    >>> d = bt.validate_design(bt.datasets.load("tee_demo"), outcome="score", item="item")
     >>> get_likelihood("balanced", d).density is not None
     True
     """

@@ -149,7 +149,7 @@ def table_layout(cells: pd.DataFrame, item_category: np.ndarray | None = None) -
     temperature, judge`` and ``n`` (calls in the cell). Missing facets have one level.
 
     >>> table_layout(pd.DataFrame({"item": ["a", "a", "b"], "judge": ["x", "y", "x"], "n": [2, 1, 3]})).levels
-    {'item': 2, 'prompt': 1, 'temperature': 1, 'judge': 2, 'category': 1}
+    {'item': 2, 'prompt': 1, 'temperature': 1, 'judge': 2, 'position': 1, 'category': 1}
     """
     if "item" not in cells or "n" not in cells:
         raise ValueError("a cell table needs an 'item' column and an 'n' column (calls per cell).")

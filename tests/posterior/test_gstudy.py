@@ -240,5 +240,5 @@ def test_cells_likelihood_builds_without_replicates():
         warnings.simplefilter("ignore", bt.DesignWarning)
         d = bt.design.from_formula.validate_formula(df, "score ~ (1|item) + (1|evaluator) + (1|prompt)")
     assert not d.has_replicates and not d.balanced
-    model = bt.tee.likelihoods.build_model(d, bt.priors.get_prior(), method="cells")
+    model = bt.likelihoods.build_model(d, bt.priors.get_prior(), method="cells")
     assert "cell_mean_loglik" in model.named_vars

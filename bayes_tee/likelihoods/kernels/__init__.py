@@ -2,3 +2,33 @@
 (balanced and augmented strata), :mod:`~.binomial` (the logit GLMM) and :mod:`~.prior` (the SD
 priors both call). Each is checked against its PyMC reference in the tests.
 """
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+#: Digest of the source of every kernel module. numba keys a cached kernel on its own file's
+#: modification time and size only, so a kernel that inlines another module's function (every
+#: kernel here calls :mod:`.prior`) would load a stale binary after that module is edited; every
+#: kernel's cache key carries this digest too, so an edit to any kernel module recompiles them all.
+SOURCE_DIGEST = hashlib.sha256(
+    b"".join(p.read_bytes() for p in sorted(Path(__file__).parent.glob("*.py")))
+).hexdigest()
+
+
+def key_cache_on_sources(namespace: dict) -> int:
+    """Add :data:`SOURCE_DIGEST` to the on-disk cache key of every numba dispatcher in
+    ``namespace`` (a kernel module's ``globals()``, before any of them is called); returns how
+    many were keyed.
+    """
+    keyed = 0
+    for obj in list(namespace.values()):
+        stamped = getattr(getattr(obj, "_cache", None), "_cache_file", None)
+        stamp = getattr(stamped, "_source_stamp", None)
+        if stamp is None or (isinstance(stamp, tuple) and stamp[-1:] == (SOURCE_DIGEST,)):
+            continue
+        # numba's stamp is any picklable value compared for equality (a hash of the file now)
+        stamped._source_stamp = (stamp, SOURCE_DIGEST)
+        keyed += 1
+    return keyed

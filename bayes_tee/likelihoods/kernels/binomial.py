@@ -36,6 +36,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from . import key_cache_on_sources
 from .prior import finish_gradient, fixed_prior, sd_prior
 
 #: Newton's iterations for each cell's mode stop below this step (logits), or after
@@ -462,3 +463,7 @@ def cell_probabilities(
         else:
             out[c] = _sigmoid(eta)
     return out, mu - shift
+
+
+# every njit above: its cache is keyed on every kernel's source too (:data:`SOURCE_DIGEST`)
+key_cache_on_sources(globals())

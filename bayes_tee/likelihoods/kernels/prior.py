@@ -19,6 +19,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from . import key_cache_on_sources
+
 #: Kernel codes of the SD prior families.
 FAMILIES = {"half_t": 0, "half_normal": 1, "half_cauchy": 2, "exponential": 3, "gamma": 4}
 
@@ -94,3 +96,7 @@ def finish_gradient(
         L = fix_len[f]
         B = np.ascontiguousarray(bases[base_off[f] : base_off[f] + L * (L - 1)]).reshape((L, L - 1))
         grad[fix_off[f] : fix_off[f] + L - 1] = np.ascontiguousarray(g_betas[b_off[f] : b_off[f + 1]]) @ B
+
+
+# every njit above: its cache is keyed on every kernel's source too (:data:`SOURCE_DIGEST`)
+key_cache_on_sources(globals())

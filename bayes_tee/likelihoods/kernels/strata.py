@@ -16,6 +16,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from . import key_cache_on_sources
 from .prior import FAMILIES, finish_gradient, fixed_prior, sd_prior
 
 __all__ = ["FAMILIES", "strata_logp_grad"]
@@ -290,3 +291,7 @@ def strata_logp_grad(
     g_sd += 2.0 * sd * g_s2
     finish_gradient(grad, sd, g_sd, g_mu, g_betas, b_off, fix_off, fix_len, bases, base_off)
     return logp, grad
+
+
+# every njit above: its cache is keyed on every kernel's source too (:data:`SOURCE_DIGEST`)
+key_cache_on_sources(globals())

@@ -1,0 +1,47 @@
+"""The modules that left ``bayes_tee.tee`` still import from their old paths, with a warning
+that names the new one, and are the very same module objects.
+"""
+
+import importlib
+import subprocess
+import sys
+
+import pytest
+
+from bayes_tee.tee.moved import MOVED
+
+
+@pytest.mark.parametrize("old", sorted(MOVED))
+def test_an_old_path_imports_the_new_module_with_a_warning(old):
+    new = importlib.import_module(MOVED[old])
+    with pytest.warns(DeprecationWarning, match=MOVED[old].replace(".", r"\.")):
+        module = importlib.import_module(f"bayes_tee.tee.{old}")
+    assert module is new
+
+
+def test_from_import_of_an_old_name_warns_in_a_fresh_process():
+    code = "from bayes_tee.tee import design; from bayes_tee.design import roles; assert design is roles"
+    ok = subprocess.run([sys.executable, "-W", "ignore::DeprecationWarning", "-c", code], capture_output=True)
+    assert ok.returncode == 0, ok.stderr
+    strict = subprocess.run(
+        [sys.executable, "-W", "error::DeprecationWarning", "-c", code], capture_output=True, text=True
+    )
+    assert strict.returncode != 0 and "moved to bayes_tee.design.roles" in strict.stderr
+
+
+def test_an_unknown_old_name_is_an_ordinary_error():
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("bayes_tee.tee.not_a_module")
+
+
+def test_import_bayes_tee_loads_no_heavy_library():
+    """``import bayes_tee`` and the command line's parser load neither PyMC nor ArviZ nor
+    matplotlib nor pandas: each public name is imported when first used.
+    """
+    code = (
+        "import sys, bayes_tee, bayes_tee.cli; bayes_tee.cli._parser(); "
+        "print(sorted(m for m in ('pymc', 'pytensor', 'arviz_stats', 'matplotlib', 'pandas', 'nutpie') "
+        "if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
