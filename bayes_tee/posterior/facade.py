@@ -2,8 +2,8 @@
 
 A Posterior holds the draws (an ArviZ ``DataTree``), the validated design, the priors and how
 the fit was made. Each method is a thin call into the module that does the work
-(:mod:`~bayes_tee.posterior.components`, :mod:`~bayes_tee.posterior.theta` (theta_hat and the shares of its variance),
-:mod:`~bayes_tee.posterior.dstudy`,
+(:mod:`~bayes_tee.posterior.components`, :mod:`~bayes_tee.posterior.theta` (theta_hat and the
+shares of its variance), :mod:`~bayes_tee.posterior.dstudy`,
 :mod:`~bayes_tee.posterior.budget`, :mod:`~bayes_tee.posterior.gaming`,
 :mod:`~bayes_tee.posterior.power_scaling`, :mod:`~bayes_tee.posterior.link_comparison`,
 :mod:`~bayes_tee.posterior.report`, :mod:`~bayes_tee.plots`), and every table it returns
