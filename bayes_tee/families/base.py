@@ -39,7 +39,7 @@ class Family:
         Default NUTS target acceptance rate.
     default_method : str or None
         The likelihood this family always takes under ``method="auto"``; ``None`` lets
-        :func:`bayes_tee.likelihoods.choose_method` pick by layout.
+        :func:`bayes_tee.likelihoods.registry.choose_method` pick by layout.
     theta_variable : str
         The posterior variable whose draws are the panel's theta.
     fixed_residual : bool

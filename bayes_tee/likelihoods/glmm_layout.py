@@ -1,9 +1,9 @@
 """The logit GLMM's layout, in NumPy: which random effects it has and how each level is
 parametrised (partial centring per level, items centred on their category and the intercept,
 few-level terms swept into the intercept), its prior units, its score-dependent data and the
-fixed logistic residual. The PyMC reference (:mod:`.binomial`) and the numba density
-(:mod:`.binomial_density`) both lay the model out from here, so neither imports the other's
-machinery.
+fixed logistic residual. The PyMC reference (:mod:`bayes_tee.likelihoods.binomial`) and the
+numba density (:mod:`bayes_tee.likelihoods.binomial_density`) both lay the model out from here,
+so neither imports the other's machinery.
 
 Near separation (most items SAFE in every call) the geometry is what makes or breaks the fit;
 :func:`glmm_terms` lays out the random effects for it. Priors are on the logit scale: SDs in

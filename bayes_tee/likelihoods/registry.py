@@ -128,7 +128,7 @@ def _binomial_quadrature_density(d: Design, p: PriorSpec) -> Density:
 
 def marginal_cost(design: Design) -> float:
     """Floating-point operations per evaluation of the exact marginal likelihood
-    (:func:`bayes_tee.likelihoods.marginal.marginal_cost`).
+    (``likelihoods.marginal.marginal_cost``).
     """
     from .marginal import marginal_cost as cost
 
@@ -136,7 +136,7 @@ def marginal_cost(design: Design) -> float:
 
 
 def marginal_layout(design: Design):
-    """The marginal likelihood's layout (:func:`bayes_tee.likelihoods.marginal.marginal_layout`)."""
+    """The marginal likelihood's layout (``likelihoods.marginal.marginal_layout``)."""
     from .marginal import marginal_layout as layout
 
     return layout(design)

@@ -58,7 +58,7 @@ class Posterior(diag.FitResult):
     priors : PriorSpec
         Priors used.
     method : str
-        Likelihood (a name in :data:`bayes_tee.likelihoods.LIKELIHOODS`).
+        Likelihood (a name in :data:`bayes_tee.likelihoods.registry.LIKELIHOODS`).
     info : dict, optional
         Sampler, timings and settings.
     """

@@ -1,4 +1,4 @@
-"""The front door: :func:`~bayes_tee.tee.fit.fit_posterior` as named stages (design -> family
+"""The front door: :func:`~bayes_tee.fit_posterior` as named stages (design -> family
 -> likelihood -> sample -> posterior) and the refits of a fitted posterior
 (:mod:`~bayes_tee.tee.refits`: leave-one-out and the LPM/GLMM comparison;
 :mod:`~bayes_tee.tee.prior_refits`: refits under other prior presets).

@@ -161,7 +161,7 @@ def sampler_settings(
 
 def choose_likelihood(design: Design, method: str = "auto") -> Likelihood:
     """The likelihood a fit uses: ``method``, or under ``"auto"`` the fastest exact one for the
-    design's layout and family (:func:`bayes_tee.likelihoods.choose_method`).
+    design's layout and family (:func:`bayes_tee.likelihoods.registry.choose_method`).
 
     >>> import bayes_tee as bt
     >>> choose_likelihood(bt.validate_design(bt.datasets.load("tee_demo"), outcome="score", item="item")).name
@@ -297,8 +297,8 @@ def fit_posterior(
     priors : str, PriorSpec or dict, optional
         A preset name from :data:`bayes_tee._core.priors.PRESETS` or a spec; default half-t(3).
     method : {"auto", "balanced", "augmented", "marginal", "cells", "rows", "binomial", "binomial_quadrature"}
-        Likelihood form, a name in :data:`bayes_tee.likelihoods.METHODS`
-        (:func:`bayes_tee.likelihoods.build_model`); ``auto`` takes ``balanced``
+        Likelihood form, a name in :data:`bayes_tee.likelihoods.registry.METHODS`
+        (:func:`bayes_tee.likelihoods.registry.build_model`); ``auto`` takes ``balanced``
         when the design is balanced, else ``augmented`` (the balanced likelihood with the
         missing calls, cells or items as latent values) when at most
         :data:`~bayes_tee.likelihoods.augment.MAX_LATENT_SHARE` of the completed cells are short, else

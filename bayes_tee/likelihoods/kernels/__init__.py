@@ -1,6 +1,7 @@
-"""The numba kernels behind the likelihoods that compile nothing per layout: :mod:`~.strata`
-(balanced and augmented strata), :mod:`~.binomial` (the logit GLMM) and :mod:`~.prior` (the SD
-priors both call). Each is checked against its PyMC reference in the tests.
+"""The numba kernels behind the likelihoods that compile nothing per layout:
+:mod:`~bayes_tee.likelihoods.kernels.strata` (balanced and augmented strata),
+:mod:`~bayes_tee.likelihoods.kernels.binomial` (the logit GLMM) and ``prior`` (the SD priors
+both call). Each is checked against its PyMC reference in the tests.
 """
 
 from __future__ import annotations
