@@ -1,8 +1,11 @@
-"""Convergence diagnostics of a fit: R-hat, bulk/tail ESS and divergences.
+"""Convergence diagnostics of a fit: R-hat, bulk/tail ESS, divergences, tree depth, E-BFMI.
 
-Checked on the parameters every summary depends on (the SDs, the grand mean and the fixed
-level effects), with the thresholds of Vehtari et al. (2021): R-hat <= 1.01, ESS >= 400,
-no divergences.
+R-hat and ESS are checked on the parameters every summary depends on (the SDs, the grand mean
+and the fixed level effects), with the thresholds of Vehtari et al. (2021): R-hat <= 1.01,
+ESS >= 400. The sampler's own checks come from :func:`arviz_stats.diagnose`, as CmdStan's
+``diagnose`` makes them: no divergent transition, no transition stopped by the maximum tree
+depth, and an E-BFMI of at least 0.3 in every chain (Betancourt 2016). nutpie names its
+tree-depth statistic ``maxdepth_reached``; it is read under the name ``diagnose`` knows.
 
 >>> import numpy as np, xarray as xr
 >>> rng = np.random.default_rng(0)
@@ -19,13 +22,19 @@ import warnings
 
 import numpy as np
 import xarray as xr
-from arviz_stats import ess, rhat
+from arviz_stats import diagnose, ess, rhat
 
 from .exceptions import DiagnosticWarning
 from .trees import group
 
 MAX_RHAT = 1.01
 MIN_ESS = 400
+#: E-BFMI below this in a chain: the momentum resampling explores the energy poorly.
+MIN_BFMI = 0.3
+#: Sample-stat names of nutpie -> the names :func:`arviz_stats.diagnose` reads (PyMC's).
+SAMPLE_STAT_NAMES = {"maxdepth_reached": "reached_max_treedepth"}
+#: The sampler statistics the checks read.
+SAMPLER_STATS = ("diverging", "reached_max_treedepth", "energy")
 
 
 def check(tree: xr.DataTree, var_names: list[str]) -> dict:
@@ -37,8 +46,10 @@ def check(tree: xr.DataTree, var_names: list[str]) -> dict:
     Returns
     -------
     dict
-        ``max_rhat``, ``min_ess_bulk``, ``min_ess_tail``, ``divergences``, ``n_draws``,
-        ``ok`` and ``problems`` (plain-language list, empty when ``ok``).
+        ``max_rhat``, ``min_ess_bulk``, ``min_ess_tail``, ``divergences``, ``treedepth_hits``
+        (transitions stopped by the maximum tree depth), ``min_bfmi`` (``None`` without the
+        sampler's energy), ``n_draws``, ``ok`` and ``problems`` (plain-language list, empty
+        when ``ok``).
     """
     post = group(tree, "posterior")[var_names]
     r_hat = rhat(post)
@@ -53,7 +64,7 @@ def check(tree: xr.DataTree, var_names: list[str]) -> dict:
         "max_rhat": extreme(r_hat, np.nanmax),
         "min_ess_bulk": extreme(bulk, np.nanmin),
         "min_ess_tail": extreme(tail, np.nanmin),
-        "divergences": _divergences(tree),
+        **_sampler_checks(tree, var_names[0]),
         "n_draws": int(post.sizes["chain"] * post.sizes["draw"]),
     }
     problems = []
@@ -65,15 +76,45 @@ def check(tree: xr.DataTree, var_names: list[str]) -> dict:
         problems.append(f"min tail ESS {out['min_ess_tail']:.0f} < {MIN_ESS}")
     if out["divergences"]:
         problems.append(f"{out['divergences']} divergent transition(s)")
+    if out["treedepth_hits"]:
+        problems.append(f"{out['treedepth_hits']} transition(s) stopped at the maximum tree depth")
+    if out["min_bfmi"] is not None and not out["min_bfmi"] >= MIN_BFMI:
+        problems.append(f"E-BFMI {out['min_bfmi']:.2f} < {MIN_BFMI} in a chain")
     out["ok"] = not problems
     out["problems"] = problems
     return out
 
 
-def _divergences(tree: xr.DataTree) -> int:
-    if "sample_stats" not in tree.children or "diverging" not in tree["sample_stats"].data_vars:
-        return 0
-    return int(tree["sample_stats"]["diverging"].sum())
+def _sampler_checks(tree: xr.DataTree, var: str) -> dict:
+    """Divergences, tree-depth hits and the least E-BFMI, from :func:`arviz_stats.diagnose`."""
+    none = {"divergences": 0, "treedepth_hits": 0, "min_bfmi": None}
+    if "sample_stats" not in tree.children:
+        return none
+    stats = tree["sample_stats"].to_dataset()
+    stats = stats.rename({k: v for k, v in SAMPLE_STAT_NAMES.items() if k in stats and v not in stats})
+    stats = stats[[s for s in SAMPLER_STATS if s in stats.data_vars]]
+    if not stats.data_vars:
+        return none
+    post = group(tree, "posterior")[[var]]
+    # diagnose names chains by their coordinate: give one to draws that came without
+    post, stats = (
+        ds.assign_coords(
+            {d: np.arange(ds.sizes[d]) for d in ("chain", "draw") if d in ds.dims and d not in ds.coords}
+        )
+        for ds in (post, stats.astype(float))
+    )
+    view = xr.DataTree.from_dict({"posterior": post, "sample_stats": stats})
+    with warnings.catch_warnings():  # its R-hat/ESS messages are ours to make (check above)
+        warnings.simplefilter("ignore")
+        _, found = diagnose(
+            view, var_names=[var], bfmi_threshold=MIN_BFMI, show_diagnostics=False, return_diagnostics=True
+        )
+    bfmi = found.get("bfmi", {}).get("bfmi_values")
+    return {
+        "divergences": int(found.get("divergent", {}).get("n_divergent", 0)),
+        "treedepth_hits": int(found.get("treedepth", {}).get("n_max", 0)),
+        "min_bfmi": None if bfmi is None else float(np.min(bfmi)),
+    }
 
 
 def message(diag: dict) -> str:

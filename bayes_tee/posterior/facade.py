@@ -111,8 +111,10 @@ class Posterior(diag.FitResult):
         return [t.var_name for t in self.terms if not self._fixed_residual(t)] + ["mu"]
 
     def diagnostics(self) -> dict:
-        """R-hat, bulk/tail ESS and divergences over the SDs, grand mean and fixed effects: a dict
-        of ``max_rhat, min_ess_bulk, min_ess_tail, divergences, n_draws, ok, problems``.
+        """R-hat, bulk/tail ESS over the SDs, grand mean and fixed effects, and the sampler's
+        divergences, tree-depth hits and E-BFMI: a dict of ``max_rhat, min_ess_bulk,
+        min_ess_tail, divergences, treedepth_hits, min_bfmi, n_draws, ok, problems``
+        (:func:`bayes_tee._core.diagnostics.check`).
         """
         return self.convergence()
 

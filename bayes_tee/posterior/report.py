@@ -164,7 +164,8 @@ def writeup(post: "Posterior", level: float = 0.95, n_top: int = 3) -> str:
     text.append(
         f"Warning: the fit failed its convergence diagnostics ({msg}); treat these numbers as provisional."
         if msg
-        else "All convergence diagnostics passed (R-hat <= 1.01, bulk and tail ESS >= 400, no divergences)."
+        else "All convergence diagnostics passed (R-hat <= 1.01, bulk and tail ESS >= 400, no divergences, "
+        "no transition at the maximum tree depth, E-BFMI >= 0.3)."
     )
     return " ".join(text)
 
