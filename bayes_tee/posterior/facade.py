@@ -2,8 +2,8 @@
 
 A Posterior holds the draws (an ArviZ ``DataTree``), the validated design, the priors and how
 the fit was made. Each method is a thin call into the module that does the work
-(:mod:`~bayes_tee.posterior.components`, :mod:`~bayes_tee.posterior.theta` (theta_hat and the
-shares of its variance), :mod:`~bayes_tee.posterior.dstudy`,
+(:mod:`~bayes_tee.posterior.components`, :mod:`~bayes_tee.posterior.theta`,
+:mod:`~bayes_tee.posterior.shares`, :mod:`~bayes_tee.posterior.simulate`, :mod:`~bayes_tee.posterior.dstudy`,
 :mod:`~bayes_tee.posterior.budget`, :mod:`~bayes_tee.posterior.gaming`,
 :mod:`~bayes_tee.posterior.power_scaling`, :mod:`~bayes_tee.posterior.link_comparison`,
 :mod:`~bayes_tee.posterior.report`, :mod:`~bayes_tee.plots`), and every table it returns
@@ -33,7 +33,7 @@ from ..design.formula import write_formula
 from ..design.roles import Design
 from ..families import get_family
 from . import components as comp
-from . import dstudy, gaming, reliability, report, theta
+from . import dstudy, gaming, reliability, report, shares, simulate, theta
 from . import link_comparison as links
 from . import netcdf as io
 from . import power_scaling as psens
@@ -171,14 +171,14 @@ class Posterior(diag.FitResult):
 
         ``n_*`` are design counts (``None`` keeps the observed one); ``estimand="finite"`` drops
         the item terms; ``scale="probability"`` gives the GLMM's shares of the variance of the
-        mean success rate by simulation. Every parameter: :func:`bayes_tee.posterior.theta.shares`.
+        mean success rate by simulation. Every parameter: :func:`bayes_tee.posterior.shares.shares`.
 
         Returns ``component, divisor, contribution_median/low/high, share_median/low/high``;
         ``attrs["var_theta"]``, ``attrs["scale"]``.
 
         >>> post.shares(n_items=200)  # doctest: +SKIP
         """
-        return self._stamp(theta.shares(self, **_arguments(locals())))
+        return self._stamp(shares.shares(self, **_arguments(locals())))
 
     def theta(
         self, level: float = 0.95, *, n_draws: int = 400, sims_per_draw: int = 50, random_seed: int | None = 0
@@ -285,11 +285,11 @@ class Posterior(diag.FitResult):
         Simulates ``sims_per_draw`` studies of each design per posterior draw, with new
         effects for every new level, under a judge ``strategy`` (crossed, cyclic, random) or for
         an exact table of ``cells`` (``"observed"``: the fitted layout). Every parameter and
-        column: :func:`bayes_tee.posterior.theta.simulate_design`.
+        column: :func:`bayes_tee.posterior.simulate.simulate_design`.
 
         >>> post.simulate_design(n_items=100, n_judges=3, strategy="cyclic")  # doctest: +SKIP
         """
-        return self._stamp(theta.simulate_design(self, **_arguments(locals())))
+        return self._stamp(simulate.simulate_design(self, **_arguments(locals())))
 
     def interventions(
         self,
@@ -365,9 +365,9 @@ class Posterior(diag.FitResult):
     def plot_shares(self, kind: Literal["vartheta", "observation"] = "vartheta", **kwargs) -> Figure:
         """Horizontal bars: posterior median share and 90% interval per component, of
         Var(theta_hat) at the design (``**kwargs`` go to :meth:`shares`) or of the per-call
-        variance (:func:`bayes_tee.posterior.theta.shares_figure`).
+        variance (:func:`bayes_tee.posterior.shares.shares_figure`).
         """
-        return theta.shares_figure(self, kind, **kwargs)
+        return shares.shares_figure(self, kind, **kwargs)
 
     def plot_dstudy(self, table: pd.DataFrame | None = None, **kwargs) -> Figure:
         """SE against items for each prompt/judge count, median line with the interval band
