@@ -124,6 +124,10 @@ class PriorSpec:
         Per-component SD priors, e.g. ``(("prompt", SDPrior("half_normal", 0.5)),)``.
     fixed_scale : float
         SD of the zero-sum Normal prior on fixed level effects, in outcome SDs.
+    system_scale : float
+        The same for the compared systems' effects (a design's ``system``): wide, so that an
+        extreme system is not pulled towards the others (a system measured to within 0.2
+        outcome SDs is pulled in by 0.04% of its distance, ``se^2 / (se^2 + 10^2)``).
     intercept_scale : float
         SD of the Normal prior on the grand mean around the data mean, in outcome SDs.
 
@@ -139,10 +143,20 @@ class PriorSpec:
     overrides: tuple[tuple[str, SDPrior], ...] = ()
     fixed_scale: float = 1.0
     intercept_scale: float = 2.0
+    system_scale: float = 10.0
 
     def for_component(self, label: str) -> SDPrior:
         """The SD prior of one component."""
         return dict(self.overrides).get(label, self.sd)
+
+    def fixed_scale_of(self, label: str, system: str | None = None) -> float:
+        """The prior SD (in outcome SDs) of the fixed term ``label``; ``system`` names the
+        design's compared systems, whose effects get :attr:`system_scale`.
+
+        >>> PriorSpec().fixed_scale_of("judge"), PriorSpec().fixed_scale_of("system", "system")
+        (1.0, 10.0)
+        """
+        return self.system_scale if system is not None and label == system else self.fixed_scale
 
     def to_dict(self) -> dict:
         """Plain dict, for JSON."""
@@ -159,6 +173,7 @@ class PriorSpec:
             overrides=tuple((k, SDPrior(**v)) for k, v in d.get("overrides", [])),
             fixed_scale=d["fixed_scale"],
             intercept_scale=d["intercept_scale"],
+            system_scale=d.get("system_scale", 10.0),
         )
 
 

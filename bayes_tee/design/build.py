@@ -19,13 +19,99 @@ bayes_tee._core.exceptions.DesignError: formula= takes no position= or replicate
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Literal
+
+import pandas as pd
 
 from .._core.exceptions import DesignError
 from .formula import parse_formula
 from .from_formula import validate_formula
 from .out_of_core import is_out_of_core, validate_dask
-from .roles import Design, validate_design
+from .roles import Design, _closest, frame_roles, validate_design
+
+#: The crossed facets of the TEE model that a system interacts with, in formula order.
+_SYSTEM_FACETS: tuple[str, ...] = ("item", "prompt", "temperature", "judge")
+#: The TEE model's two-way interactions (the roles API's), by role.
+_TEE_INTERACTIONS: tuple[tuple[str, str], ...] = (
+    ("item", "prompt"),
+    ("item", "temperature"),
+    ("prompt", "temperature"),
+    ("item", "judge"),
+    ("prompt", "judge"),
+)
+
+
+def system_formula(
+    data: pd.DataFrame, roles: dict[str, str | None], system: str, judge_effect: str = "fixed"
+) -> tuple[str, tuple[str, ...]]:
+    """The TEE formula the roles write, with the compared systems: a fixed main effect of
+    ``system`` (its effects are what a leaderboard ranks) and its interaction with every random
+    facet (item x system, prompt x system, judge x system, temperature x system), which is
+    what separates two systems. Returns the formula and its notes (facets left out).
+
+    A role whose column has one level in the data is left out (said in a note); the widest
+    interaction is the cell error when cells repeat, and the residual otherwise.
+
+    >>> import bayes_tee as bt
+    >>> df = bt.simulate.gstudy_dgp({"model": 3, "item": 10, "judge": 2}, {"item": 1.0}, random_seed=0)
+    >>> system_formula(df, {"outcome": "score", "item": "item", "judge": "judge"}, "model")[0]
+    'score ~ model + judge + (1|item) + (1|item:judge) + (1|model:item) + (1|model:judge)'
+    """
+    cols = {r: c for r, c in roles.items() if c is not None}
+    used = [c for r, c in cols.items() if r in (*_SYSTEM_FACETS, "category", "outcome")] + [system]
+    rows = data.dropna(subset=[c for c in used if c in data.columns])
+    notes: list[str] = []
+    present = []
+    for role in _SYSTEM_FACETS:
+        col = cols.get(role)
+        if col is None:
+            continue
+        if role != "item" and rows[col].nunique() < 2:
+            notes.append(f"Column {col!r} ({role}) has one level in the rows used: its terms are dropped.")
+            continue
+        present.append(role)
+    category = cols.get("category") if "category" in cols and rows[cols["category"]].nunique() > 1 else None
+    if rows[system].nunique() < 2:
+        raise DesignError(
+            f"system={system!r} has {rows[system].nunique()} level(s) in the rows used: a comparison needs "
+            "two or more systems."
+        )
+    keys = [cols[r] for r in present] + [system]
+    cell_rows = rows.groupby(keys, sort=False, observed=True).size()
+    replicates = bool((cell_rows > 1).any())
+    if cols.get("replicate") is not None:
+        dup = rows.duplicated([*keys, cols["replicate"]])
+        if dup.any():
+            raise DesignError(
+                f"{int(dup.sum())} row(s) repeat a (cell, {cols['replicate']!r}) combination, e.g. row "
+                f"{rows.index[dup.to_numpy()][0]!r}. Remove duplicated calls, or leave replicate=None to "
+                "count every row of a cell as a replicate."
+            )
+    col = {r: cols[r] for r in present}
+    col["system"] = system
+    judge_fixed = "judge" in present and judge_effect == "fixed"
+    fixed = [
+        system,
+        *([col["judge"]] if judge_fixed else []),
+        *([col["temperature"]] if "temperature" in present else []),
+    ]
+    random: list[tuple[str, ...]] = [("item",)]
+    if category is not None:
+        random.append(("category",))
+        col["category"] = category
+    random += [(r,) for r in ("prompt",) if r in present]
+    if "judge" in present and not judge_fixed:
+        random.append(("judge",))
+    random += [pair for pair in _TEE_INTERACTIONS if set(pair) <= set(present)]
+    random += [("system", r) for r in present]
+    widest = {*present, "system"}
+    if replicates and not any(set(t) == widest for t in random):
+        random.append((*present, "system"))
+    if not replicates:  # the widest interaction is the residual: it cannot be a term as well
+        random = [t for t in random if set(t) != widest]
+    terms = [*fixed, *[f"(1|{':'.join(col[r] for r in t)})" for t in random]]
+    return f"{cols['outcome']} ~ " + " + ".join(terms), tuple(notes)
 
 
 def build_design(
@@ -42,6 +128,7 @@ def build_design(
     position: str | None = None,
     swapped: object = None,
     judge_effect: Literal["fixed", "random"] = "fixed",
+    system: str | None = None,
     family: str = "gaussian",
     overdispersion: bool | None = None,
     warn: bool = True,
@@ -62,6 +149,11 @@ def build_design(
         Pairwise data: the ``position`` level whose verdicts are in the swapped slot frame.
     judge_effect : {"fixed", "random"}
         Judges as a fixed panel or a random facet.
+    system : str, optional
+        The column of the compared systems (models, agents, pipelines): one joint fit with the
+        systems as a fixed factor and their interactions with every random facet as variance
+        components (:func:`system_formula`); with ``formula=``, the formula's fixed factor that
+        holds them. Gaussian family, pandas data.
     family : str
         A name in :data:`bayes_tee.families.FAMILIES`.
     overdispersion : bool, optional
@@ -79,6 +171,12 @@ def build_design(
     DesignError
         Arguments that contradict each other or the data, with the fix.
     """
+    if system is not None:
+        return _system_design(
+            data, formula=formula, outcome=outcome, item=item, prompt=prompt, judge=judge,
+            temperature=temperature, replicate=replicate, category=category, position=position,
+            swapped=swapped, judge_effect=judge_effect, system=system, family=family, warn=warn,
+        )  # fmt: skip
     if formula is not None:
         if position is not None or replicate is not None or swapped is not None:
             raise DesignError(
@@ -121,3 +219,49 @@ def build_design(
         replicate=replicate, category=category, position=position, swapped=swapped,
         judge_effect=judge_effect, family=family, overdispersion=overdispersion, warn=warn,
     )  # fmt: skip
+
+
+def _system_design(
+    data, *, formula, system, family, judge_effect, position, swapped, warn, **roles
+) -> Design:
+    """The design of a comparison of systems (see :func:`build_design`)."""
+    if family != "gaussian":
+        raise DesignError(
+            f"system= compares systems on the linear model (family='gaussian', the linear probability "
+            f"model for 0/1 scores); family={family!r} with several systems is not built yet: fit one "
+            "system at a time for the GLMM."
+        )
+    if is_out_of_core(data):
+        raise DesignError(
+            "system= needs a pandas DataFrame; read parquet or dask data with .compute() first."
+        )
+    if position is not None or swapped is not None:
+        raise DesignError(
+            "system= takes no position=/swapped=: pairwise verdicts compare two systems already "
+            "(fit them with position=, without system=)."
+        )
+    if not isinstance(data, pd.DataFrame):
+        raise DesignError(f"Expected a pandas DataFrame, got {type(data).__name__}.")
+    if system not in data.columns:
+        raise DesignError(
+            f"system={system!r} is not a column of the data.{_closest(system, list(map(str, data.columns)))}"
+        )
+    if formula is not None:
+        if roles.get("replicate") is not None:
+            raise DesignError(
+                "formula= takes no position= or replicate=: the rows of a cell of the formula's facets "
+                "are its replicates; write any other facet into the formula as a term."
+            )
+        lhs = parse_formula(formula).outcome
+        if roles.get("outcome") not in (None, lhs):
+            raise DesignError(
+                f"outcome={roles['outcome']!r} but the formula's outcome is {lhs!r}; give one of the two."
+            )
+        keep = {k: v for k, v in roles.items() if k not in ("outcome", "replicate")}
+        return validate_formula(data, formula, **keep, system=system, family=family, warn=warn)
+    given = frame_roles(data, {**roles, "judge": roles.get("judge")}, system=system)
+    text, notes = system_formula(data, given, system, judge_effect)
+    keep = {k: given.get(k) for k in ("item", "prompt", "judge", "temperature", "category")}
+    keep = {k: v for k, v in keep.items() if v is not None and v in text}
+    design = validate_formula(data, text, **keep, system=system, family=family, warn=warn)
+    return dataclasses.replace(design, notes=(*notes, *design.notes))

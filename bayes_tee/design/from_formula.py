@@ -40,7 +40,7 @@ from .roles import Design, Roles, cell_stats, check_roles, is_balanced, level_co
 from .terms import Term
 
 #: Roles a formula's column can take, so that the roles API's keywords reach it.
-FORMULA_ROLES: tuple[str, ...] = ("item", "prompt", "judge", "temperature", "category")
+FORMULA_ROLES: tuple[str, ...] = ("item", "prompt", "judge", "temperature", "category", "system")
 
 
 def _facet_names(f: Formula, roles: dict[str, str | None], notes: list[str]) -> dict[str, str]:
@@ -132,6 +132,7 @@ def validate_formula(
     judge: str | None = None,
     temperature: str | None = None,
     category: str | None = None,
+    system: str | None = None,
     family: str = "gaussian",
     warn: bool = True,
 ) -> Design:
@@ -147,6 +148,10 @@ def validate_formula(
     item, prompt, judge, temperature, category : str, optional
         Roles of the formula's columns (see the module docstring); by default the items are a
         column called ``item`` or the first random main effect.
+    system : str, optional
+        The column of the compared systems: a fixed main effect of the formula (``+ model``),
+        named ``system`` in the tables; its interactions are the formula's random terms that
+        name it.
     family : str
         Only ``gaussian``: the logit GLMM is fitted from the roles API.
     warn : bool
@@ -179,6 +184,7 @@ def validate_formula(
     f = parse_formula(formula)
     notes: list[str] = []
     roles = dict(item=item, prompt=prompt, judge=judge, temperature=temperature, category=category)
+    roles["system"] = system
     rename = _facet_names(f, roles, notes)
     missing = [c for c in (f.outcome, *f.columns) if c not in df.columns]
     if missing:
@@ -245,6 +251,11 @@ def validate_formula(
         codes[n] = key.merge(rank, how="left", on=[*nests[n], "_f"])["_r"].to_numpy()
         levels[n] = tuple(str(k + 1) for k in range(int(codes[n].max()) + 1))
     fixed = [rename[c] for c in f.fixed]
+    if system is not None and "system" not in fixed:
+        raise DesignError(
+            f"system={system!r} is compared as a fixed factor: write '+ {system}' in the formula "
+            f"(its interactions with random facets stay random, e.g. (1|{system}:item))."
+        )
     stripped = Formula(f.text, f.outcome, tuple(fixed), tuple(random))
     for n in facets:
         if len(levels[n]) < 2:
@@ -297,4 +308,5 @@ def validate_formula(
             for n, c in role_of.items()
             if n not in ("item", "prompt", "judge", "temperature", "category")
         },
+        system="system" if system is not None else None,
     )

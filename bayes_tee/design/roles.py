@@ -89,6 +89,9 @@ class Design:
         Mean and SD of the outcome over the rows used.
     binary : bool
         The outcome takes only the values 0 and 1.
+    system : str or None
+        The facet whose levels are the compared systems (a fixed factor with its interactions
+        random), when the design compares systems.
     """
 
     roles: Roles
@@ -112,6 +115,7 @@ class Design:
     row_y: np.ndarray | None = field(default=None, repr=False)
     formula: str | None = None
     facet_columns: dict[str, str] = field(default_factory=dict)
+    system: str | None = None
 
     @property
     def columns(self) -> dict[str, str]:
@@ -211,6 +215,7 @@ class Design:
             "overdispersion": self.overdispersion,
             "formula": self.formula,
             "facet_columns": self.facet_columns,
+            "system": self.system,
             "terms": [[t.label, list(t.facets), t.kind] for t in self.terms] if self.formula else None,
         }
 
@@ -252,6 +257,7 @@ class Design:
             terms=tuple(terms),
             formula=d.get("formula"),
             facet_columns=dict(d.get("facet_columns") or {}),
+            system=d.get("system"),
         )
 
 
@@ -317,12 +323,15 @@ def level_codes(values: pd.Series) -> tuple[np.ndarray, tuple[str, ...]]:
 ROLES_ATTR = "bayes_tee_roles"
 
 
-def frame_roles(df: pd.DataFrame, roles: dict[str, str | None]) -> dict[str, str | None]:
+def frame_roles(
+    df: pd.DataFrame, roles: dict[str, str | None], system: str | None = None
+) -> dict[str, str | None]:
     """The roles given, completed from the roles a log reader stored in ``df.attrs``.
 
     With ``outcome`` and ``item`` both given, the roles are the ones given. With neither, the
     stored roles are used and any role given overrides its stored column. A frame holding
-    several models (a ``model`` column from a reader) is refused: one decomposition per model.
+    several models (a ``model`` column from a reader) is refused unless ``system`` names that
+    column: the models are then the compared systems of one joint fit.
 
     >>> import pandas as pd
     >>> df = pd.DataFrame({"score": [1.0], "item": ["a"]})
@@ -334,12 +343,12 @@ def frame_roles(df: pd.DataFrame, roles: dict[str, str | None]) -> dict[str, str
         return roles
     stored = df.attrs.get(ROLES_ATTR) if isinstance(df, pd.DataFrame) else None
     if roles.get("outcome") is None and roles.get("item") is None and stored:
-        if "model" in df.columns and df["model"].nunique() > 1:
+        if "model" in df.columns and df["model"].nunique() > 1 and system != "model":
             names = ", ".join(map(repr, sorted(df["model"].dropna().astype(str).unique())))
             raise DesignError(
                 f"The frame holds several models in column 'model' ({names}); the decomposition "
-                "is per model: fit one at a time, e.g. df[df['model'] == ...], or read one model "
-                "with the reader's model= argument."
+                "is per model: compare them in one fit with system='model', fit one at a time, e.g. "
+                "df[df['model'] == ...], or read one model with the reader's model= argument."
             )
         return {**roles, **stored, **{k: v for k, v in roles.items() if v is not None}}
     missing = [r for r in ("outcome", "item") if roles.get(r) is None]

@@ -117,7 +117,7 @@ class BinomialDensity:
             "fix_len": np.array([len(design.levels[t.facets[0]]) for t in fixed], dtype=i64),
             "bases": np.concatenate(bases) if bases else np.zeros(0),
             "base_off": np.cumsum([0] + [b.size for b in bases])[:-1].astype(i64),
-            "fixed_scale": float(priors.fixed_scale * LOGIT_UNIT),
+            "fixed_scale": np.full(len(fixed), priors.fixed_scale * LOGIT_UNIT, dtype=f64),
             "r_off": np.array(
                 [lay.slices[swept_name(g) if g.swept else g.name].start for g in terms], dtype=i64
             ),

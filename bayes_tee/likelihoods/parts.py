@@ -27,7 +27,8 @@ def sd_priors(design: Design, priors: PriorSpec, y_sd=None) -> dict[str, pt.Tens
 def fixed_effect(design: Design, priors: PriorSpec, term: Term, y_sd=None) -> pt.TensorVariable:
     """Zero-sum level effects of a fixed facet, scaled by ``y_sd``."""
     y_sd = design.y_sd if y_sd is None else y_sd
-    return pm.ZeroSumNormal(term.var_name, sigma=priors.fixed_scale * y_sd, dims=term.facets[0])
+    scale = priors.fixed_scale_of(term.label, design.system)
+    return pm.ZeroSumNormal(term.var_name, sigma=scale * y_sd, dims=term.facets[0])
 
 
 def intercept(design: Design, priors: PriorSpec, y_mean=None, y_sd=None) -> pt.TensorVariable:

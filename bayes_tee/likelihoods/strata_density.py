@@ -138,7 +138,9 @@ class StrataDensity:
             "fix_len": fix_len,
             "bases": np.concatenate(bases) if bases else np.zeros(0),
             "base_off": np.cumsum([0] + [b.size for b in bases])[:-1].astype(i64),
-            "fixed_scale": float(self.priors.fixed_scale * d.y_sd),
+            "fixed_scale": np.array(
+                [self.priors.fixed_scale_of(fs.term, d.system) * d.y_sd for fs in fixed], dtype=f64
+            ),
             "fix_weight": np.array([fs.weight for fs in fixed], dtype=f64),
             "fix_df": np.array([fs.df for fs in fixed], dtype=f64),
             "fix_coef": np.array([fs.coef for fs in fixed], dtype=f64).reshape(len(fixed), len(sds)),

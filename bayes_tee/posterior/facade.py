@@ -34,6 +34,7 @@ from ..design.roles import Design
 from ..families import get_family
 from . import components as comp
 from . import dstudy, gaming, reliability, report, shares, simulate, theta
+from . import leaderboard as board
 from . import link_comparison as links
 from . import netcdf as io
 from . import power_scaling as psens
@@ -249,6 +250,20 @@ class Posterior(diag.FitResult):
         """
         return self._stamp(dstudy.dstudy(self, **_arguments(locals())))
 
+    # -- comparing systems (a fit with system=) ------------------------------------------------
+
+    def leaderboard(self, level: float = 0.9, *, over: str = "new", higher_is_better: bool = True):
+        """One row per system, best first: ``estimate``, panel and new intervals, rank interval,
+        ``p_best`` (:func:`bayes_tee.posterior.leaderboard.leaderboard`).
+        """
+        return self._stamp(board.leaderboard(self, **_arguments(locals())))
+
+    def pairs(self, level: float = 0.9, *, over: str = "new", systems: list | None = None):
+        """Every pair's difference, its plain and simultaneous (Sidak) intervals and
+        ``p_a_better`` (:func:`bayes_tee.posterior.leaderboard.pairs`).
+        """
+        return self._stamp(board.pairs(self, **_arguments(locals())))
+
     def reliability(self, object: str = "item", n: dict | None = None, level: float = 0.9) -> pd.DataFrame:
         """Generalizability (E rho^2) and dependability (Phi) coefficients per posterior draw, at
         the observed design or at every combination of the counts in ``n`` (facet -> counts).
@@ -334,12 +349,17 @@ class Posterior(diag.FitResult):
         """
         return psens.power_scaling(self, **kwargs)
 
-    def compare(self, other: Posterior, **kwargs) -> links.LinkComparison:
-        """LPM vs GLMM shares of the same data (:func:`bayes_tee.posterior.link_comparison.link_comparison`).
-
-        >>> post_lpm.compare(post_glmm).table  # doctest: +SKIP
+    def compare(self, other: Posterior | str, b: str | None = None, **kwargs):
+        """Two systems, ``post.compare("A", "B")``: ``A - B`` with its interval and P(A scores
+        higher) (:func:`bayes_tee.posterior.leaderboard.compare`). Another fit of the same data,
+        ``post_lpm.compare(post_glmm)``: LPM vs GLMM shares
+        (:func:`bayes_tee.posterior.link_comparison.link_comparison`).
         """
-        return links.link_comparison(self, other, **kwargs)
+        if isinstance(other, Posterior):
+            return links.link_comparison(self, other, **kwargs)
+        row = board.compare(self, other, b, **kwargs)
+        self._stamp(pd.DataFrame([row]))
+        return row
 
     # -- text, report, figures -----------------------------------------------------------------
     def summary(self) -> str:

@@ -13,6 +13,7 @@ from .dgp import (
     pairwise_battles,
     panel_effects,
     spread_levels,
+    systems_dgp,
     tee_dgp,
 )
 
@@ -30,5 +31,6 @@ __all__ = [
     "plugin",
     "repeated",
     "spread_levels",
+    "systems_dgp",
     "tee_dgp",
 ]

@@ -319,6 +319,93 @@ def gstudy_dgp(
     return df
 
 
+def systems_dgp(
+    n_systems: int = 6,
+    n_items: int = 60,
+    n_judges: int = 3,
+    n_prompts: int = 2,
+    *,
+    system_sd: float = 0.5,
+    variances: dict[str, float] | None = None,
+    residual: float = 0.5,
+    n_replicates: int = 1,
+    random_seed: int | None = None,
+) -> pd.DataFrame:
+    """Several systems scored on the same items by the same judges under the same prompts,
+    with known per-system truth: the data a leaderboard is fitted to.
+
+    ``y = mu + alpha_s + a_i + p_v + lambda_j + (sa)_si + (sp)_sv + (sj)_sj + (ap)_iv +
+    (aj)_ij + c_sivj + e``, ``c`` the cell effect (a call's system x item x prompt x judge
+    cell; separable from ``e`` with replicates). The system effects ``alpha`` are spread evenly
+    over ``system_sd`` (fixed truths), the judges are a fixed panel (their effects spread
+    evenly over 0.3) and every other term is drawn from ``N(0, variances[label])``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``model, item, prompt, judge, replicate, score``; ``attrs["truth"]`` holds the
+        variances and, per system, ``new`` (its mean over the population of items and prompts,
+        for this judge panel) and ``panel`` (over the item population, for these prompts and
+        judges), each with the grand mean.
+
+    Examples
+    --------
+    >>> df = systems_dgp(n_systems=3, n_items=10, random_seed=0)
+    >>> len(df), sorted(df.attrs["truth"]["new"])
+    (180, ['s0', 's1', 's2'])
+    """
+    v = {
+        "item": 1.0,
+        "prompt": 0.05,
+        "system:item": 0.2,
+        "system:prompt": 0.02,
+        "system:judge": 0.05,
+        "item:prompt": 0.05,
+        "item:judge": 0.1,
+        "cell": 0.05,
+    } | dict(variances or {})
+    rng = np.random.default_rng(random_seed)
+    S, N, M, V, R = n_systems, n_items, n_judges, n_prompts, n_replicates
+    alpha = spread_levels(S, system_sd**2)
+    lam = spread_levels(M, 0.3**2)
+    eff = {
+        "item": rng.normal(0, np.sqrt(v["item"]), N),
+        "prompt": rng.normal(0, np.sqrt(v["prompt"]), V),
+        "system:item": rng.normal(0, np.sqrt(v["system:item"]), (S, N)),
+        "system:prompt": rng.normal(0, np.sqrt(v["system:prompt"]), (S, V)),
+        "system:judge": rng.normal(0, np.sqrt(v["system:judge"]), (S, M)),
+        "item:prompt": rng.normal(0, np.sqrt(v["item:prompt"]), (N, V)),
+        "item:judge": rng.normal(0, np.sqrt(v["item:judge"]), (N, M)),
+        "cell": rng.normal(0, np.sqrt(v["cell"]), (S, N, V, M)),
+    }
+    s, i, p, j, r = (g.ravel() for g in np.meshgrid(*map(np.arange, (S, N, V, M, R)), indexing="ij"))
+    y = (
+        alpha[s] + eff["item"][i] + eff["prompt"][p] + lam[j] + eff["system:item"][s, i]
+        + eff["system:prompt"][s, p] + eff["system:judge"][s, j] + eff["item:prompt"][i, p]
+        + eff["item:judge"][i, j] + eff["cell"][s, i, p, j] + rng.normal(0, np.sqrt(residual), s.size)
+    )  # fmt: skip
+    names = [f"s{k}" for k in range(S)]
+    new = alpha + lam.mean() + eff["system:judge"].mean(axis=1)
+    panel = new + eff["prompt"].mean() + eff["system:prompt"].mean(axis=1)
+    df = pd.DataFrame(
+        {
+            "model": np.array(names)[s],
+            "item": np.char.add("i", i.astype(str)),
+            "prompt": np.char.add("p", p.astype(str)),
+            "judge": np.char.add("j", j.astype(str)),
+            "replicate": r,
+            "score": y,
+        }
+    )
+    df.attrs["truth"] = {
+        **v,
+        "residual": float(residual),
+        "new": dict(zip(names, new.tolist())),
+        "panel": dict(zip(names, panel.tolist())),
+    }
+    return df
+
+
 def judge_calibration(
     accuracy: dict[str, float],
     se: dict[str, float] | float,

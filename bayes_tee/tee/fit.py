@@ -241,6 +241,7 @@ def fit_posterior(
     category: str | None = None,
     *,
     formula: str | None = None,
+    system: str | None = None,
     position: str | None = None,
     swapped: object = None,
     judge_effect: Literal["fixed", "random"] = "fixed",
@@ -277,6 +278,13 @@ def fit_posterior(
         replaces the TEE formula the roles write (``post.formula`` shows that one); role
         arguments then only say which column plays which role (``item=``, ``judge=``...).
         Gaussian family only.
+    system : str, optional
+        The column of the compared systems (models, agents, pipelines): one joint fit in which
+        the systems are a fixed factor (a wide prior, so an extreme system is not pulled in) and
+        their interactions with every random facet are variance components; then
+        ``post.leaderboard()``, ``post.pairs()`` and ``post.compare(a, b)``. A frame from a
+        log reader holding several models fits them jointly with ``system="model"``. Gaussian
+        family (the linear probability model for 0/1 scores).
     position : str, optional
         Pairwise data: the presentation-order column, a fixed factor whose sensitivity index is
         the squared order bias (Messing 2026 App. H); shares, D-studies (``n_positions``) and the
@@ -341,8 +349,8 @@ def fit_posterior(
     design = build_design(
         df, formula=formula, outcome=outcome, item=item, prompt=prompt, judge=judge,
         temperature=temperature, replicate=replicate, category=category, position=position,
-        swapped=swapped, judge_effect=judge_effect, family=family, overdispersion=overdispersion,
-        warn=False,
+        swapped=swapped, judge_effect=judge_effect, system=system, family=family,
+        overdispersion=overdispersion, warn=False,
     )  # fmt: skip
     for note in design.notes:  # said here, so the warning points at the user's call
         warnings.warn(note, DesignWarning, stacklevel=2)

@@ -433,7 +433,7 @@ def cell_probabilities(
     """
     sd = np.exp(x[:n_var])
     mu = x[n_var]
-    betas = fixed_prior(x, fix_off, fix_len, bases, base_off, 1.0)[0]
+    betas = fixed_prior(x, fix_off, fix_len, bases, base_off, np.ones(fix_off.size))[0]
     eff, _, _, shift = _effects(
         x,
         sd,

@@ -60,8 +60,9 @@ def sd_prior(x, fam, pscale, pnu, pconst):  # pragma: no cover - compiled
 
 @numba.njit(cache=True, nogil=True)
 def fixed_prior(x, fix_off, fix_len, bases, base_off, fixed_scale):  # pragma: no cover - compiled
-    """Level effects of every fixed facet (concatenated), their zero-sum Normal log prior, its
-    gradient in the effects and the offsets of each facet in the concatenation.
+    """Level effects of every fixed facet (concatenated), their zero-sum Normal log prior (SD
+    ``fixed_scale[f]`` for facet ``f``), its gradient in the effects and the offsets of each
+    facet in the concatenation.
     """
     n_fix = fix_off.size
     betas = np.zeros(fix_len.sum())
@@ -74,10 +75,9 @@ def fixed_prior(x, fix_off, fix_len, bases, base_off, fixed_scale):  # pragma: n
         B = np.ascontiguousarray(bases[base_off[f] : base_off[f] + L * (L - 1)]).reshape((L, L - 1))
         beta = B @ np.ascontiguousarray(x[fix_off[f] : fix_off[f] + L - 1])
         betas[b_off[f] : b_off[f + 1]] = beta
-        logp += -0.5 * (beta @ beta) / fixed_scale**2 - (L - 1) * (
-            0.5 * np.log(2 * np.pi) + np.log(fixed_scale)
-        )
-        g_betas[b_off[f] : b_off[f + 1]] = -beta / fixed_scale**2
+        scale = fixed_scale[f]
+        logp += -0.5 * (beta @ beta) / scale**2 - (L - 1) * (0.5 * np.log(2 * np.pi) + np.log(scale))
+        g_betas[b_off[f] : b_off[f + 1]] = -beta / scale**2
     return betas, logp, g_betas, b_off
 
 

@@ -1,0 +1,305 @@
+"""Compare systems: a leaderboard, paired differences and ranks from one joint fit.
+
+A fit with ``system=`` (:func:`bayes_tee.fit_posterior`) has the systems as a fixed factor and
+their interactions with every random facet as variance components. Each system's score is
+estimated by the posterior mean of ``mu + system_effect``; its error has two readings (Messing
+2026, the D-study's absolute and relative decisions; Brennan 2001, Ch. 4):
+
+- **panel**: the system's mean over the item population *for these judges, prompts and
+  temperatures*. Its error is what the item sample leaves: every random term that involves
+  items (item, item x prompt, item x system, the cell and residual), each over the number of its
+  levels the system's mean averages.
+- **new**: over new levels of every facet declared random as well (new prompts; new judges
+  only with ``judge_effect="random"``: a fixed panel of judges stays fixed, and the table says
+  so). Every random term that involves a random facet enters; a term of fixed facets only
+  (judge x system with a fixed panel) is part of the estimand.
+
+In a difference between two systems the terms they share cancel (the items' own difficulty, a
+prompt's, a judge's leniency); the terms that involve the system stay: item x system,
+prompt x system, judge x system and the cell. Those set the intervals of :func:`pairs`, the
+ranks and P(best). Every interval mixes the normal error over the posterior draws of the
+variance components (:func:`~bayes_tee.posterior.components.normal_mixture_quantile`), as
+``theta()`` does for one system, so the uncertainty in the components is carried, not plugged
+in. Counts are each system's own (a system scored on fewer items has a wider interval).
+
+>>> post.leaderboard()  # doctest: +SKIP
+>>> post.pairs(over="panel")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+import pandas as pd
+from scipy import special
+
+from .._core.exceptions import DesignError
+from .._core.trees import group
+from .components import normal_mixture_quantile
+
+if TYPE_CHECKING:
+    from .facade import Posterior
+
+Over = Literal["new", "panel"]
+#: Posterior draws of the variance components the intervals mix over (thinned evenly).
+MIXTURE_DRAWS = 1000
+#: Simulated score draws per posterior draw for the ranks and P(best).
+RANK_SIMS = 4
+
+
+def require_systems(post: Posterior) -> str:
+    """The design's system facet, or one error that says how to fit a comparison."""
+    if post.design.system is None:
+        raise DesignError(
+            "This fit compares no systems: fit all systems jointly with system=<column> "
+            "(e.g. bt.fit_posterior(df, ..., system='model')), or write the systems into a formula "
+            "as a fixed factor and pass system=<that column>."
+        )
+    return post.design.system
+
+
+def system_counts(post: Posterior) -> dict[str, dict[str, float]]:
+    """Each system's own level counts: the levels of every facet among its cells, and its
+    mean calls per cell (``replicate``).
+    """
+    d, system = post.design, require_systems(post)
+    out = {}
+    for code, label in enumerate(d.levels[system]):
+        cells = d.cells[d.cells[system] == code]
+        counts = {f: float(cells[f].nunique()) for f in d.facets if f != system}
+        counts["replicate"] = float(cells["n"].mean()) if len(cells) else 1.0
+        counts["category"] = float(len(d.categories)) if d.categories else 1.0
+        out[label] = counts
+    return out
+
+
+def _term_mask(post: Posterior, system: str) -> dict[str, np.ndarray]:
+    """Which random terms enter each error: ``new`` and ``panel`` of one system's mean, and the
+    system-specific part of each (what a difference keeps).
+    """
+    terms = [t for t in post.terms if t.kind != "fixed"]
+    # a term is error when it involves a facet whose levels are a sample: the items (and their
+    # categories and the calls) for the panel; every random facet for new levels. A term of fixed
+    # facets only (system x judge with a fixed panel of judges) is part of what is estimated.
+    panel = {"item", "replicate", "category"}
+    new = panel | {t.facets[0] for t in terms if len(t.facets) == 1}
+    facets = [set(t.facets) for t in terms]
+    own = np.array([system in fs for fs in facets])
+    in_new = np.array([bool(fs & new) for fs in facets])
+    in_panel = np.array([bool(fs & panel) for fs in facets])
+    return {"new": in_new, "panel": in_panel, "new_own": own & in_new, "panel_own": own & in_panel}
+
+
+def error_variances(post: Posterior) -> dict[str, np.ndarray]:
+    """Per system and posterior draw, the error variance of its mean under each reading.
+
+    Returns
+    -------
+    dict
+        ``new``, ``panel`` (of one system's mean) and ``new_own``, ``panel_own`` (its
+        system-specific part, which a difference keeps), each an array
+        ``(n_systems, n_draws)``.
+    """
+    system = require_systems(post)
+    terms = [t for t in post.terms if t.kind != "fixed"]
+    draws = post.component_draws().sel(component=[t.label for t in terms])
+    var = draws.stack(sample=("chain", "draw")).transpose("component", "sample").values
+    keep = np.linspace(0, var.shape[1] - 1, min(MIXTURE_DRAWS, var.shape[1])).round().astype(int)
+    var = var[:, keep]
+    masks = _term_mask(post, system)
+    out = {k: [] for k in masks}
+    for counts in system_counts(post).values():
+        div = np.array(
+            [
+                np.prod(
+                    [
+                        counts.get(f, 1.0)
+                        for f in (("item",) if t.label == "category" else t.facets)
+                        if f != system
+                    ]
+                )
+                for t in terms
+            ]
+        )
+        contrib = var / div[:, None]
+        for k, m in masks.items():
+            out[k].append(contrib[m].sum(axis=0))
+    return {k: np.array(v) for k, v in out.items()}
+
+
+def system_estimates(post: Posterior) -> pd.Series:
+    """Each system's estimated score: the posterior mean of ``mu + system_effect``."""
+    system = require_systems(post)
+    P = group(post.idata, "posterior")
+    eff = P[f"{system}_effect"]
+    score = (P["mu"] + eff).mean(("chain", "draw"))
+    return pd.Series(score.values, index=list(post.design.levels[system]), name="estimate")
+
+
+def _check(level: float, over: str) -> None:
+    if not 0 < level < 1:
+        raise ValueError(f"level must be between 0 and 1, got {level!r}.")
+    if over not in ("new", "panel"):
+        raise ValueError(f"over must be 'new' or 'panel', got {over!r}.")
+
+
+def _half(level: float, var: np.ndarray) -> float:
+    """Half-width of the central ``level`` interval of the normal mixture with variances ``var``."""
+    return normal_mixture_quantile(1 - (1 - level) / 2, np.sqrt(var))
+
+
+def score_draws(
+    post: Posterior, over: Over = "new", sims: int = RANK_SIMS, random_seed: int | None = 0
+) -> np.ndarray:
+    """Draws of every system's score, up to a shift they all share: the estimate plus its
+    system-specific error (``(n_draws * sims, n_systems)``), for ranks and P(best).
+    """
+    est = system_estimates(post).to_numpy()
+    var = error_variances(post)[f"{over}_own"]  # (systems, draws)
+    rng = np.random.default_rng(random_seed)
+    z = rng.standard_normal((var.shape[1], sims, var.shape[0]))
+    return (est + z * np.sqrt(var.T)[:, None, :]).reshape(-1, var.shape[0])
+
+
+def leaderboard(
+    post: Posterior,
+    *,
+    level: float = 0.9,
+    over: Over = "new",
+    higher_is_better: bool = True,
+    random_seed: int | None = 0,
+) -> pd.DataFrame:
+    """One row per system, best first: its estimate, panel and new intervals, its rank
+    interval and the probability that it is the best.
+
+    Parameters
+    ----------
+    post : Posterior
+        A fit with ``system=``.
+    level : float
+        Credible level of the intervals.
+    over : {"new", "panel"}
+        The error the ranks and P(best) carry (see the module docstring).
+    higher_is_better : bool
+        Rank 1 is the highest score (``False``: the lowest, for error rates).
+    random_seed : int, optional
+        Seed of the rank simulation.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``system, estimate, panel_low, panel_high, new_low, new_high, rank_median, rank_low,
+        rank_high, p_best``; ``attrs``: ``level``, ``over``, ``judges`` (fixed or random) and
+        ``note`` (what *new* generalises over).
+    """
+    _check(level, over)
+    est = system_estimates(post)
+    var = error_variances(post)
+    draws = score_draws(post, over, random_seed=random_seed)
+    sign = -1.0 if higher_is_better else 1.0
+    ranks = np.argsort(np.argsort(sign * draws, axis=1), axis=1) + 1
+    a = (1 - level) / 2
+    out = pd.DataFrame({"system": est.index, "estimate": est.to_numpy()})
+    for kind in ("panel", "new"):
+        half = np.array([_half(level, v) for v in var[kind]])
+        out[f"{kind}_low"], out[f"{kind}_high"] = out["estimate"] - half, out["estimate"] + half
+    out["rank_median"] = np.median(ranks, axis=0)
+    out["rank_low"] = np.quantile(ranks, a, axis=0, method="lower")
+    out["rank_high"] = np.quantile(ranks, 1 - a, axis=0, method="higher")
+    out["p_best"] = (ranks == 1).mean(axis=0)
+    out = out.sort_values("estimate", ascending=not higher_is_better, ignore_index=True)
+    judges = post.design.judge_effect if "judge" in post.design.facets else None
+    random = [t.label for t in post.terms if t.kind != "fixed" and len(t.facets) == 1]
+    note = "new: over new " + ", ".join(f"{f}s" for f in random if f != "category")
+    if judges == "fixed":
+        note += "; the judges are a fixed panel (fit judge_effect='random' to generalise over new judges)"
+    out.attrs.update(level=level, over=over, judges=judges, note=note)
+    return out
+
+
+def pairs(
+    post: Posterior,
+    *,
+    level: float = 0.9,
+    over: Over = "new",
+    systems: list[str] | None = None,
+) -> pd.DataFrame:
+    """Every pair of systems: the difference of their scores with its interval, a
+    simultaneous interval over all the pairs (Sidak), and P(a scores higher than b).
+
+    Parameters
+    ----------
+    post : Posterior
+        A fit with ``system=``.
+    level : float
+        Credible level.
+    over : {"new", "panel"}
+        ``new``: the difference on new levels of every random facet (prompt x system and,
+        with random judges, judge x system enter); ``panel``: for these judges and prompts
+        (item x system and the cell only).
+    systems : list of str, optional
+        Compare only these (in this order); default every system, best first.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``system_a, system_b, difference, low, high, simultaneous_low, simultaneous_high,
+        se_median, p_a_better``; ``attrs``: ``level``, ``simultaneous_level``, ``over``.
+    """
+    _check(level, over)
+    est = system_estimates(post)
+    own = error_variances(post)[f"{over}_own"]
+    index = {s: i for i, s in enumerate(est.index)}
+    if systems is None:
+        systems = list(est.sort_values(ascending=False).index)
+    unknown = [s for s in systems if s not in index]
+    if unknown:
+        raise DesignError(f"Unknown system(s) {unknown}; the fit compares {list(est.index)}.")
+    combos = list(combinations(systems, 2))
+    if not combos:
+        raise DesignError("pairs() needs two or more systems.")
+    sim_level = level ** (1.0 / len(combos))  # Sidak: every interval holds at once with `level`
+    rows = []
+    for a_name, b_name in combos:
+        i, j = index[a_name], index[b_name]
+        diff = float(est.iloc[i] - est.iloc[j])
+        var = own[i] + own[j]
+        half, sim_half = _half(level, var), _half(sim_level, var)
+        rows.append(
+            {
+                "system_a": a_name,
+                "system_b": b_name,
+                "difference": diff,
+                "low": diff - half,
+                "high": diff + half,
+                "simultaneous_low": diff - sim_half,
+                "simultaneous_high": diff + sim_half,
+                "se_median": float(np.median(np.sqrt(var))),
+                "p_a_better": float(np.mean(special.ndtr(diff / np.sqrt(var)))),
+            }
+        )
+    out = pd.DataFrame(rows)
+    out.attrs.update(level=level, simultaneous_level=sim_level, over=over)
+    return out
+
+
+def compare(post: Posterior, a: str, b: str, *, level: float = 0.9, over: Over = "new") -> pd.Series:
+    """The difference ``a - b`` with its interval and P(a scores higher): one row of
+    :func:`pairs` (its simultaneous interval is the plain one: one comparison).
+    """
+    if a == b:
+        raise DesignError(f"compare() needs two different systems, got {a!r} twice.")
+    return pairs(post, level=level, over=over, systems=[a, b]).iloc[0]
+
+
+def p_better_matrix(post: Posterior, over: Over = "new") -> pd.DataFrame:
+    """P(row system scores higher than column system), systems best first."""
+    table = pairs(post, over=over)
+    names = list(dict.fromkeys([*table["system_a"], *table["system_b"]]))
+    m = pd.DataFrame(np.nan, index=names, columns=names)
+    for r in table.itertuples():
+        m.loc[r.system_a, r.system_b] = r.p_a_better
+        m.loc[r.system_b, r.system_a] = 1 - r.p_a_better
+    return m

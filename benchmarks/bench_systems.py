@@ -1,0 +1,84 @@
+"""Comparing systems: coverage of the leaderboard's difference intervals on simulated studies
+with known truth, against the item-paired t interval, and the time a comparison takes.
+
+    python benchmarks/bench_systems.py [--studies 100] [--systems 6] [--items 60] [--draws 500]
+
+Each study is ``bt.simulate.systems_dgp`` (item x system, prompt x system and judge x system
+variance present; 3 judges as a fixed panel, 2 prompts), fitted with ``system="model"``. For
+every pair of systems it checks whether the 90% interval of ``pairs(over=...)`` holds the true
+difference: ``new`` against the difference over the population of items and prompts (for this
+judge panel), ``panel`` against the difference for these prompts. The item-paired t interval
+(the per-item mean difference, t over items) is scored against both truths. It prints each
+coverage with its Monte Carlo SE, and the median fit and leaderboard+pairs times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+from itertools import combinations
+
+import numpy as np
+from scipy import stats
+
+import bayes_tee as bt
+
+
+def item_paired_t(df, a: str, b: str, level: float) -> tuple[float, float]:
+    per = df.groupby(["model", "item"])["score"].mean().unstack("model")
+    d = (per[a] - per[b]).to_numpy()
+    half = stats.t.ppf(1 - (1 - level) / 2, len(d) - 1) * d.std(ddof=1) / np.sqrt(len(d))
+    return d.mean() - half, d.mean() + half
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--studies", type=int, default=100)
+    ap.add_argument("--systems", type=int, default=6)
+    ap.add_argument("--items", type=int, default=60)
+    ap.add_argument("--prompts", type=int, default=2)
+    ap.add_argument("--draws", type=int, default=500)
+    ap.add_argument("--level", type=float, default=0.9)
+    args = ap.parse_args()
+    hits = {k: [] for k in ("new", "panel", "t_vs_new", "t_vs_panel")}
+    fit_s, summary_s = [], []
+    for seed in range(args.studies):
+        df = bt.simulate.systems_dgp(
+            n_systems=args.systems, n_items=args.items, n_prompts=args.prompts, random_seed=seed
+        )
+        truth = df.attrs["truth"]
+        t0 = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            post = bt.fit_posterior(
+                df, outcome="score", item="item", prompt="prompt", judge="judge", system="model",
+                draws=args.draws, tune=args.draws, random_seed=seed, progressbar=False,
+            )  # fmt: skip
+            t1 = time.perf_counter()
+            tables = {over: post.pairs(level=args.level, over=over) for over in ("new", "panel")}
+            post.leaderboard(level=args.level)
+        fit_s.append(t1 - t0)
+        summary_s.append(time.perf_counter() - t1)
+        for over, table in tables.items():
+            for r in table.itertuples():
+                true = truth[over][r.system_a] - truth[over][r.system_b]
+                hits[over].append(r.low <= true <= r.high)
+        for a, b in combinations(sorted(truth["new"]), 2):
+            lo, hi = item_paired_t(df, a, b, args.level)
+            hits["t_vs_new"].append(lo <= truth["new"][a] - truth["new"][b] <= hi)
+            hits["t_vs_panel"].append(lo <= truth["panel"][a] - truth["panel"][b] <= hi)
+        if (seed + 1) % 10 == 0:
+            print(f"{seed + 1} studies: new {np.mean(hits['new']):.3f}, panel {np.mean(hits['panel']):.3f}")
+    pairs_per = args.systems * (args.systems - 1) // 2
+    print(f"\n{args.studies} studies x {pairs_per} pairs, {args.level:.0%} intervals of differences")
+    for k, v in hits.items():
+        # pairs within a study share the fit: the SE uses studies as the independent unit
+        per_study = np.array(v).reshape(args.studies, -1).mean(axis=1)
+        se = per_study.std(ddof=1) / np.sqrt(args.studies)
+        print(f"  coverage {k:<11} {np.mean(v):.3f} (MC SE {se:.3f})")
+    print(f"  fit time median {np.median(fit_s):.2f} s; leaderboard + pairs {np.median(summary_s):.2f} s")
+
+
+if __name__ == "__main__":
+    main()
