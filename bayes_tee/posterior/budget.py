@@ -24,6 +24,7 @@ import pandas as pd
 
 from ..plots import plot_frontier
 from . import dstudy as ds
+from . import leaderboard as board
 
 if TYPE_CHECKING:
     from .facade import Posterior
@@ -105,6 +106,8 @@ def allocate(
     level: float = 0.9,
     n_grid: int = 25,
     tolerance: float = 0.01,
+    objective: str | None = None,
+    over: str = "new",
 ) -> Plan:
     """Search designs under a budget.
 
@@ -132,6 +135,16 @@ def allocate(
     tolerance : float
         Designs whose median SE is within this fraction of the smallest at the budget count as
         tied; the cheapest of them is chosen (no spend on negligible gains).
+    objective : {"theta", "separate", "rank"}, optional
+        What the design should measure: ``theta`` (the benchmark score's SE, the default on a
+        fit of one system); on a fit that compares systems (the default there: ``separate``)
+        the SE of the difference between two systems, every system scored at the design (the
+        cost is per system times the systems). ``rank`` chooses the same design (with every
+        system at the same counts each difference's SE falls together) and reports
+        ``p_adjacent_resolved``: the share of the leaderboard's adjacent gaps whose interval
+        would exclude zero.
+    over : {"new", "panel"}
+        The reading of a difference (:mod:`bayes_tee.posterior.leaderboard`).
 
     Returns
     -------
@@ -139,6 +152,18 @@ def allocate(
     """
     if not budget > 0:
         raise ValueError(f"budget must be positive, got {budget!r}.")
+    systems = post.design.system
+    objective = objective or ("separate" if systems else "theta")
+    if objective not in ("theta", "separate", "rank"):
+        raise ValueError(f"objective must be 'theta', 'separate' or 'rank', got {objective!r}.")
+    if systems and objective == "theta":
+        raise ValueError(
+            "This fit compares systems: the grand mean over them is no benchmark score. Allocate "
+            "for separating two systems (objective='separate') or ranking them all ('rank')."
+        )
+    if not systems and objective != "theta":
+        board.require_systems(post)
+    n_systems = len(post.design.levels[systems]) if systems else 1
     counts = post.design.counts
     jc = _judge_costs(post, cost_per_call)
     present = set(post.design.facets)
@@ -154,8 +179,8 @@ def allocate(
         maxes["n_temperatures"] = 1
     rows = []
 
-    def item_cost(V, M, H, R) -> float:
-        return V * H * R * jc[: int(M)].sum() + cost_per_item
+    def item_cost(V, M, H, R) -> float:  # every system is scored on each item
+        return n_systems * (V * H * R * jc[: int(M)].sum() + cost_per_item)
 
     for V, M, H, R in itertools.product(*(range(1, maxes[k] + 1) for k in DESIGN[1:])):
         per_item = item_cost(V, M, H, R)
@@ -170,11 +195,17 @@ def allocate(
     cand = pd.DataFrame(rows, columns=[*DESIGN, "cost", "at_budget"])
     if not cand["at_budget"].any():
         raise ValueError(f"budget {budget:g} cannot pay for two items under any configuration.")
-    kw = dict(estimand=estimand, decision=decision)
-    var = post.variance_at(cand[DESIGN], **kw)
-    current = post.observed_variance(**kw)
+    if systems:
+        var = board.difference_variance(post, cand[DESIGN], over)
+        current = board.difference_variance(post, pd.DataFrame([{}]), over)[:, 0]
+    else:
+        kw = dict(estimand=estimand, decision=decision)
+        var = post.variance_at(cand[DESIGN], **kw)
+        current = post.observed_variance(**kw)
     cand = pd.concat([cand, ds.summarize_designs(var, current, level=level)], axis=1)
-    cand.insert(5, "calls", ds.calls(cand, counts))
+    cand.insert(5, "calls", ds.calls(cand, counts) * n_systems)
+    if objective == "rank":
+        cand["p_adjacent_resolved"] = board.adjacent_resolved(post, var, level=level, over=over)
     at = cand.index[cand["at_budget"]]
     winners = np.argmin(var[:, at], axis=1)
     cand["p_best"] = 0.0
@@ -197,7 +228,7 @@ def allocate(
     by_cost = cand.sort_values(["cost", "se_median"])
     frontier = by_cost[by_cost["se_median"] < by_cost["se_median"].cummin().shift(fill_value=np.inf)]
     cur = pd.Series({k: counts.get(ds.FIELDS[k], 1.0) for k in DESIGN})
-    cur["calls"] = float(ds.calls(pd.DataFrame([cur]), counts)[0])
+    cur["calls"] = float(ds.calls(pd.DataFrame([cur]), counts)[0]) * n_systems
     cur["cost"] = float(cur["n_items"] * item_cost(*cur[DESIGN[1:]]))
     se_cur = ds.summarize_designs(current[:, None], current, level=level).iloc[0]
     cur = pd.concat([cur, se_cur])
@@ -209,7 +240,7 @@ def allocate(
         budget=float(budget),
     )
     plan.baselines = _baselines(cand)
-    plan.candidates.attrs.update(estimand=estimand, decision=decision, level=level)
+    plan.candidates.attrs.update(estimand=estimand, decision=decision, level=level, objective=objective)
     return plan
 
 

@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 Decision = Literal["absolute", "relative"]
 #: Judges of a projection: like these (``new``) or a subset of the fitted panel (``panel``).
 JudgeMode = Literal["panel", "new"]
+#: The reading of a comparison of systems: over new levels of the random facets, or this panel.
+Over = Literal["new", "panel"]
 
 #: Design fields, in display order, and the facet each counts.
 FIELDS: dict[str, str] = {
@@ -361,6 +363,56 @@ def dstudy(
     return out
 
 
+# -- comparing systems: the error of a difference (leaderboard and budget use these) -------
+def system_error_terms(post: Posterior) -> dict[str, np.ndarray]:
+    """On a fit that compares systems, which of its random terms (``kind != "fixed"``, in
+    order) enter each error: ``new`` and ``panel`` of one system's mean, and ``new_own``,
+    ``panel_own``, their system-specific part (what a difference keeps); see
+    :mod:`bayes_tee.posterior.leaderboard`.
+    """
+    system = post.design.system
+    terms = [t for t in post.terms if t.kind != "fixed"]
+    # a term is error when it involves a facet whose levels are a sample: the items (and their
+    # categories and the calls) for the panel; every random facet for new levels. A term of fixed
+    # facets only (system x judge with a fixed panel of judges) is part of what is estimated.
+    panel = {"item", "replicate", "category"}
+    new = panel | {t.facets[0] for t in terms if len(t.facets) == 1}
+    facets = [set(t.facets) for t in terms]
+    own = np.array([system in fs for fs in facets])
+    in_new = np.array([bool(fs & new) for fs in facets])
+    in_panel = np.array([bool(fs & panel) for fs in facets])
+    return {"new": in_new, "panel": in_panel, "new_own": own & in_new, "panel_own": own & in_panel}
+
+
+def difference_weights(
+    post: Posterior, designs: pd.DataFrame, over: Over = "new"
+) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The random terms' labels, their variance draws ``(n_draws, n_terms)`` and the weights
+    ``(n_designs, n_terms)`` that make the variance of the difference between two systems:
+    twice one system's own error, each term over its levels at the design (counts missing from
+    ``designs`` are the observed ones; the systems count once).
+    """
+    system = post.design.system
+    fields = fields_for(post.design)
+    designs = designs.assign(**{f"n_{system}": 1.0})
+    base = {**post.design.counts, system: 1.0}
+    mask = system_error_terms(post)[f"{over}_own"]
+    terms = [t for t in post.terms if t.kind != "fixed"]
+    labels = [t.label for t in terms]
+    w = design_weights(labels, {t.label: t.facets for t in terms}, designs, base=base, fields=fields)
+    w = 2.0 * np.where(mask[None, :], w, 0.0)
+    da = post.component_draws().sel(component=labels)
+    return labels, da.values.reshape(-1, da.sizes["component"]), w
+
+
+def difference_variance(post: Posterior, designs: pd.DataFrame, over: Over = "new") -> np.ndarray:
+    """Var of the difference between two systems per posterior draw at each design row,
+    ``(n_draws, n_designs)`` (:func:`difference_weights`).
+    """
+    _, draws, w = difference_weights(post, designs, over)
+    return draws @ w.T
+
+
 #: Single design changes :func:`interventions` tries: name, field, new value from the observed
 #: counts (N, V, M, H, R), and the facet that must be in the design.
 INTERVENTIONS = (
@@ -391,9 +443,14 @@ def interventions(
         if facet in present and value(*observed) != c.get(facet, 1.0)
     ]
     grid = pd.DataFrame([{f: v} for _, f, v in rows])
-    kw = dict(estimand=estimand, decision=decision)
-    var = variance_at(post, grid, **kw) if rows else np.zeros((1, 0))
-    change = 100.0 * (var / observed_variance(post, **kw)[:, None] - 1.0)
+    if post.design.system is not None:  # a comparison: the change in Var of a difference
+        var = difference_variance(post, grid) if rows else np.zeros((1, 0))
+        current = difference_variance(post, pd.DataFrame([{}]))[:, 0]
+    else:
+        kw = dict(estimand=estimand, decision=decision)
+        var = variance_at(post, grid, **kw) if rows else np.zeros((1, 0))
+        current = observed_variance(post, **kw)
+    change = 100.0 * (var / current[:, None] - 1.0)
     out = pd.DataFrame(
         {
             "intervention": [r[0] for r in rows],

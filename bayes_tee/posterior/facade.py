@@ -76,7 +76,6 @@ class Posterior(diag.FitResult):
     # -- what was fitted ---------------------------------------------------------------------
     @property
     def _draws(self) -> xr.Dataset:
-        """The ``posterior`` group of :attr:`idata` as a Dataset."""
         return group(self.idata, "posterior")
 
     @property
@@ -104,34 +103,24 @@ class Posterior(diag.FitResult):
         """Scale of the variance components: ``outcome`` or ``latent (logit)``."""
         return get_family(self.family).scale
 
-    def _fixed_residual(self, t) -> bool:
-        """The GLMM's logistic residual: a constant, not a parameter."""
+    def _fixed_residual(self, t) -> bool:  # the GLMM's logistic residual: a constant
         return get_family(self.family).fixed_residual and t.kind == "residual"
 
     def _convergence_vars(self) -> list[str]:
         return [t.var_name for t in self.terms if not self._fixed_residual(t)] + ["mu"]
 
     def diagnostics(self) -> dict:
-        """R-hat, bulk/tail ESS over the SDs, grand mean and fixed effects, and the sampler's
-        divergences, tree-depth hits and E-BFMI: a dict of ``max_rhat, min_ess_bulk,
-        min_ess_tail, divergences, treedepth_hits, min_bfmi, n_draws, ok, problems``
-        (:func:`bayes_tee._core.diagnostics.check`).
-        """
+        """R-hat, ESS, divergences, tree depth and E-BFMI (:func:`bayes_tee._core.diagnostics.check`)."""
         return self.convergence()
 
     def component_draws(self) -> xr.DataArray:
-        """Variance of every component per draw, dims ``(chain, draw, component)``
-        (:func:`bayes_tee.posterior.components.component_draws`: fixed facets as population variances).
-        """
+        """Variance of every component per draw (:func:`bayes_tee.posterior.components.component_draws`)."""
         return comp.component_draws(self._draws, self.terms)
 
     # -- components, shares, theta -----------------------------------------------------------
     def components(self, level: float = 0.9) -> pd.DataFrame:
-        """Per-observation variance components and their shares of the per-call variance.
-
-        Returns ``component, mean, median, low, high, share_median, share_low, share_high``.
-
-        >>> post.components()  # doctest: +SKIP
+        """Per-observation variance components and their shares of the per-call variance:
+        ``component, mean, median, low, high, share_median, share_low, share_high``.
         """
         return self._stamp(comp.components_table(self.component_draws(), level))
 
@@ -145,9 +134,7 @@ class Posterior(diag.FitResult):
         n_categories=None,
         n_positions=None,
     ) -> dict[str, float]:
-        """Level counts of the observed design with any of them replaced
-        (:func:`~bayes_tee.posterior.dstudy.counts_with`).
-        """
+        """Observed level counts, any of them replaced (:func:`~bayes_tee.posterior.dstudy.counts_with`)."""
         return dstudy.counts_with(self.design.counts, **_arguments(locals()))
 
     def shares(
@@ -205,12 +192,7 @@ class Posterior(diag.FitResult):
         categories: Categories = "fixed",
         judges: dstudy.JudgeMode = "new",
     ) -> np.ndarray:
-        """Var(theta_hat) per posterior draw at each design row, ``(n_draws, n_designs)``
-        (:func:`bayes_tee.posterior.dstudy.variance_at`; ``judges="panel"``: a subset of the fitted panel).
-
-        >>> post.variance_at(bt.tee.dstudy.design_grid(n_items=[50, 100])).shape  # doctest: +SKIP
-        (4000, 2)
-        """
+        """Var(theta_hat) per draw at each design row (:func:`bayes_tee.posterior.dstudy.variance_at`)."""
         return dstudy.variance_at(self, **_arguments(locals()))
 
     def observed_variance(self, **kwargs) -> np.ndarray:
@@ -234,21 +216,22 @@ class Posterior(diag.FitResult):
         target_se: float | None = None,
         level: float = 0.9,
         n: dict | None = None,
+        object: str | None = None,
+        gap: float | None = None,
+        over: str = "new",
     ) -> pd.DataFrame:
-        """Projected SE of theta_hat for every combination of the given design counts.
-
-        ``n_*`` are counts or lists (``None`` keeps the observed count); ``n={"evaluator": [2, 4],
-        "prompt": [1, 3]}`` sets any facet's counts by name; ``decision="relative"``
-        keeps the terms that involve items; ``judges="panel"`` projects a subset of the fitted
-        panel; ``target_se`` adds ``p_below_target``. Every parameter:
-        :func:`bayes_tee.posterior.dstudy.dstudy`.
-
-        Returns one row per design: the counts, ``calls``, ``se_median/low/high``,
-        ``var_ratio_median/low/high`` (against the observed design), ``p_below_target``.
+        """Projected SE for every combination of the given design counts (``n_*`` or ``n={facet:
+        counts}``): of theta_hat (:func:`bayes_tee.posterior.dstudy.dstudy`), or, on a fit that
+        compares systems (``object="system"``, its default there), of the difference between two
+        systems, with ``p_resolved`` for a ``gap`` (:func:`bayes_tee.posterior.leaderboard.separation`).
 
         >>> post.dstudy(n_items=[50, 100, 200], n_prompts=[1, 3, 5])  # doctest: +SKIP
         """
-        return self._stamp(dstudy.dstudy(self, **_arguments(locals())))
+        args = _arguments(locals())
+        system = {k: args.pop(k) for k in ("object", "gap", "over")}
+        if board.compares_systems(self, **system):
+            return self._stamp(board.separation(self, **system, **args))
+        return self._stamp(dstudy.dstudy(self, **args))
 
     # -- comparing systems (a fit with system=) ------------------------------------------------
 
@@ -265,12 +248,8 @@ class Posterior(diag.FitResult):
         return self._stamp(board.pairs(self, **_arguments(locals())))
 
     def reliability(self, object: str = "item", n: dict | None = None, level: float = 0.9) -> pd.DataFrame:
-        """Generalizability (E rho^2) and dependability (Phi) coefficients per posterior draw, at
-        the observed design or at every combination of the counts in ``n`` (facet -> counts).
-
-        ``object`` is the object of measurement (items; a system/model facet when systems are
-        compared). Returns one row per design: ``n_<facet>`` columns, ``erho2_median/low/high``
-        and ``phi_median/low/high``; the rules: :mod:`bayes_tee.posterior.reliability`.
+        """E rho^2 and Phi of the object of measurement at the observed design or at every
+        combination of the counts in ``n`` (:mod:`bayes_tee.posterior.reliability`).
 
         >>> post.reliability(n={"judge": [1, 3, 5], "prompt": [1, 3]})  # doctest: +SKIP
         """
@@ -295,12 +274,8 @@ class Posterior(diag.FitResult):
         level: float = 0.9,
         random_seed: int | None = None,
     ) -> pd.DataFrame:
-        """Posterior-predictive simulation of proposed designs (:mod:`bayes_tee.posterior.predictive`).
-
-        Simulates ``sims_per_draw`` studies of each design per posterior draw, with new
-        effects for every new level, under a judge ``strategy`` (crossed, cyclic, random) or for
-        an exact table of ``cells`` (``"observed"``: the fitted layout). Every parameter and
-        column: :func:`bayes_tee.posterior.simulate.simulate_design`.
+        """Posterior-predictive simulation of proposed designs, under a judge ``strategy`` or
+        for a table of ``cells`` (:func:`bayes_tee.posterior.simulate.simulate_design`).
 
         >>> post.simulate_design(n_items=100, n_judges=3, strategy="cyclic")  # doctest: +SKIP
         """
@@ -313,12 +288,8 @@ class Posterior(diag.FitResult):
         decision: dstudy.Decision = "absolute",
         level: float = 0.9,
     ) -> pd.DataFrame:
-        """Percent change in Var(theta_hat) for single design changes (Messing 2026 Fig. 13-14).
-
-        Returns ``intervention``, the changed ``field`` and its ``value``, ``calls_ratio``,
-        ``change_median/low/high`` (percent) and ``p_reduces``.
-
-        >>> post.interventions()  # doctest: +SKIP
+        """Percent change in Var(theta_hat) for single design changes (Messing 2026 Fig. 13-14;
+        :func:`bayes_tee.posterior.dstudy.interventions`).
         """
         return self._stamp(dstudy.interventions(self, **_arguments(locals())))
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from .._core.exceptions import DesignError
 from .._core.intervals import summarize_samples
 from ..families import get_family
 from ..pairwise.verdicts import ELO_SCALE, expected_max_normal, to_elo
@@ -96,6 +97,11 @@ def gaming_surface(
     >>> post.gaming_surface(k=27, design=[{"n_prompts": 1, "n_judges": 1},
     ...                                   {"n_prompts": 5, "n_judges": 3}])  # doctest: +SKIP
     """
+    if post.design.system is not None:
+        raise DesignError(
+            "gaming_surface is the best-of-k inflation of one system's score; fit the system you "
+            "study on its own (its rows, without system=) to project it."
+        )
     grid = _designs(post, design)
     emax = expected_max_normal(int(k))
     sd = np.sqrt(post.variance_at(grid, estimand=estimand, decision=decision))  # (draws, designs)

@@ -29,20 +29,31 @@ in. Counts are each system's own (a system scored on fewer items has a wider int
 from __future__ import annotations
 
 from itertools import combinations
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from scipy import special
 
 from .._core.exceptions import DesignError
+from .._core.intervals import summarize_samples
 from .._core.trees import group
 from .components import normal_mixture_quantile
+from .dstudy import (
+    Over,
+    calls,
+    difference_variance,
+    difference_weights,
+    fields_for,
+    fields_from_n,
+    grid_for,
+    summarize_designs,
+    system_error_terms,
+)
 
 if TYPE_CHECKING:
     from .facade import Posterior
 
-Over = Literal["new", "panel"]
 #: Posterior draws of the variance components the intervals mix over (thinned evenly).
 MIXTURE_DRAWS = 1000
 #: Simulated score draws per posterior draw for the ranks and P(best).
@@ -75,23 +86,6 @@ def system_counts(post: Posterior) -> dict[str, dict[str, float]]:
     return out
 
 
-def _term_mask(post: Posterior, system: str) -> dict[str, np.ndarray]:
-    """Which random terms enter each error: ``new`` and ``panel`` of one system's mean, and the
-    system-specific part of each (what a difference keeps).
-    """
-    terms = [t for t in post.terms if t.kind != "fixed"]
-    # a term is error when it involves a facet whose levels are a sample: the items (and their
-    # categories and the calls) for the panel; every random facet for new levels. A term of fixed
-    # facets only (system x judge with a fixed panel of judges) is part of what is estimated.
-    panel = {"item", "replicate", "category"}
-    new = panel | {t.facets[0] for t in terms if len(t.facets) == 1}
-    facets = [set(t.facets) for t in terms]
-    own = np.array([system in fs for fs in facets])
-    in_new = np.array([bool(fs & new) for fs in facets])
-    in_panel = np.array([bool(fs & panel) for fs in facets])
-    return {"new": in_new, "panel": in_panel, "new_own": own & in_new, "panel_own": own & in_panel}
-
-
 def error_variances(post: Posterior) -> dict[str, np.ndarray]:
     """Per system and posterior draw, the error variance of its mean under each reading.
 
@@ -108,7 +102,7 @@ def error_variances(post: Posterior) -> dict[str, np.ndarray]:
     var = draws.stack(sample=("chain", "draw")).transpose("component", "sample").values
     keep = np.linspace(0, var.shape[1] - 1, min(MIXTURE_DRAWS, var.shape[1])).round().astype(int)
     var = var[:, keep]
-    masks = _term_mask(post, system)
+    masks = system_error_terms(post)
     out = {k: [] for k in masks}
     for counts in system_counts(post).values():
         div = np.array(
@@ -303,3 +297,151 @@ def p_better_matrix(post: Posterior, over: Over = "new") -> pd.DataFrame:
         m.loc[r.system_a, r.system_b] = r.p_a_better
         m.loc[r.system_b, r.system_a] = 1 - r.p_a_better
     return m
+
+
+def adjacent_resolved(
+    post: Posterior, var: np.ndarray, *, level: float = 0.9, over: Over = "new"
+) -> np.ndarray:
+    """Per design, the expected share of the leaderboard's adjacent gaps (between systems next
+    to each other in the estimated order) that a study at the design would resolve: its
+    ``level`` interval of the difference excludes zero. ``var``: difference variances
+    ``(n_draws, n_designs)``.
+    """
+    est = np.sort(system_estimates(post).to_numpy())
+    gaps = np.diff(est)  # (n_systems - 1,)
+    z = special.ndtri(1 - (1 - level) / 2)
+    se = np.sqrt(var)[..., None]
+    p = special.ndtr(gaps / se - z) + special.ndtr(-gaps / se - z)
+    return p.mean(axis=(0, 2))
+
+
+def compares_systems(post: Posterior, object: str | None = None, gap=None, over: str = "new") -> bool:
+    """Whether a D-study of ``post`` projects the difference between two systems: asked with
+    ``object="system"``, and the default on a fit that compares systems. ``gap`` and ``over``
+    belong to that projection only.
+    """
+    if object not in (None, "system"):
+        raise ValueError(
+            f"dstudy(object=...) takes 'system' (the difference between two systems) or None, got "
+            f"{object!r}; G and Phi coefficients of another object: post.reliability(object=...)."
+        )
+    if post.design.system is None:
+        if object == "system" or gap is not None or over != "new":
+            require_systems(post)
+        return False
+    return True
+
+
+def separation(
+    post: Posterior,
+    *,
+    object: str | None = None,
+    gap: float | None = None,
+    over: Over = "new",
+    level: float = 0.9,
+    n: dict | None = None,
+    target_se: float | None = None,
+    estimand: str = "domain",
+    decision: str = "absolute",
+    categories: str = "fixed",
+    judges: str = "new",
+    **counts,
+) -> pd.DataFrame:
+    """The relative D-study: the SE of the difference between two systems at every
+    combination of the given design counts, and the probability that a true ``gap`` is
+    resolved (its ``level`` interval excludes zero).
+
+    Only the terms that involve the systems enter (item x system, prompt x system, judge x
+    system when judges are random, the cell), each over its levels at the design; the shared
+    main effects cancel (Messing 2026, the D-study's relative decision). Projected from the
+    observed design's counts, per posterior draw.
+
+    Parameters
+    ----------
+    post : Posterior
+        A fit with ``system=``.
+    gap : float, optional
+        A true difference between two systems: adds ``p_resolved``, the posterior-predictive
+        probability that a study at the design separates them (averaged over the draws:
+        ``Phi(gap/se - z) + Phi(-gap/se - z)``, ``z`` the ``level`` quantile).
+    over : {"new", "panel"}
+        The reading of the difference (see the module docstring).
+    level : float
+        Credible level of the SE intervals, and of the interval that must exclude zero.
+    n : dict, optional
+        Counts of any facet by name, as in ``dstudy``; ``n_items``... as keywords.
+    target_se : float, optional
+        Adds ``p_below_target``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The counts, ``calls_per_system``, ``se_median/low/high``, ``var_ratio_median/low/high``
+        (against the observed design), ``p_resolved`` and ``p_below_target`` when asked.
+    """
+    system = require_systems(post)
+    _check(level, over)
+    for name, value, default in (
+        ("estimand", estimand, "domain"), ("decision", decision, "absolute"),
+        ("categories", categories, "fixed"), ("judges", judges, "new"),
+    ):  # fmt: skip
+        if value != default:
+            raise ValueError(
+                f"{name}= is a setting of theta_hat's D-study; the difference between two systems is "
+                f"projected with over='new' or 'panel' (got {name}={value!r})."
+            )
+    given = {k: v for k, v in counts.items() if v is not None}
+    given |= fields_from_n(post.design, n or {})
+    if f"n_{system}" in given:
+        raise ValueError("The number of systems does not change the SE of a difference between two of them.")
+    fields = fields_for(post.design)
+    grid = grid_for(post, **given)
+    var = difference_variance(post, grid, over)
+    current = difference_variance(post, pd.DataFrame([{}]), over)[:, 0]
+    out = grid.drop(columns=[f"n_{system}"], errors="ignore").reset_index(drop=True)
+    out["calls_per_system"] = calls(grid.assign(**{f"n_{system}": 1.0}), post.design.counts, fields)
+    out = pd.concat([out, summarize_designs(var, current, level=level, target_se=target_se)], axis=1)
+    if gap is not None:
+        z = special.ndtri(1 - (1 - level) / 2)
+        se = np.sqrt(var)
+        out["p_resolved"] = (special.ndtr(abs(gap) / se - z) + special.ndtr(-abs(gap) / se - z)).mean(axis=0)
+    out.attrs.update(object="system", over=over, level=level, gap=gap)
+    return out
+
+
+def difference_shares(
+    post: Posterior, design: dict | None = None, *, level: float = 0.9, over: Over = "new"
+) -> pd.DataFrame:
+    """Which components set the SE of a difference between two systems: each one's
+    contribution to its variance at a design (observed counts, or ``design``'s ``n_*``), and
+    its share (the ``shares()`` of a fit that compares systems).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``component, divisor, contribution_median/low/high, share_median/low/high`` for the
+        terms a difference keeps; ``attrs["var_difference"]`` (median, low, high).
+    """
+    require_systems(post)
+    _check(level, over)
+    grid = pd.DataFrame([{k: v for k, v in (design or {}).items() if v is not None}])
+    labels, draws, w = difference_weights(post, grid, over)
+    keep = w[0] > 0
+    contrib = draws[:, keep] * w[0, keep]  # (draws, kept terms)
+    total = contrib.sum(axis=1)
+    out = pd.DataFrame({"component": np.array(labels)[keep], "divisor": 2.0 / w[0, keep]})
+    out = pd.concat(
+        [
+            out,
+            summarize_samples(contrib, level, "contribution_"),
+            summarize_samples(contrib / total[:, None], level, "share_"),
+        ],
+        axis=1,
+    )
+    lo, med, hi = np.quantile(total, [(1 - level) / 2, 0.5, 1 - (1 - level) / 2])
+    out.attrs.update(
+        var_difference={"median": float(med), "low": float(lo), "high": float(hi)},
+        over=over,
+        scale=post.scale,
+    )
+    return out

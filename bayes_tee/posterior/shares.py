@@ -18,6 +18,7 @@ from .._core.exceptions import DiagnosticWarning
 from .._core.intervals import summarize_samples
 from ..families import get_family
 from . import components as comp
+from . import leaderboard as board
 from . import predictive as pr
 from .dstudy import counts_with
 from .simulate import layout, posterior_draws
@@ -66,10 +67,17 @@ def shares(
         ``component, divisor, contribution_median/low/high, share_median/low/high``;
         ``attrs["var_theta"]``, ``attrs["scale"]``.
 
+    On a fit that compares systems (``system=``) the table is the shares of the variance of
+    the difference between two systems (:func:`bayes_tee.posterior.leaderboard.difference_shares`).
+
     >>> post.shares(n_items=200)  # doctest: +SKIP
     """
     if scale not in ("model", "probability"):
         raise ValueError(f"scale must be 'model' or 'probability', got {scale!r}.")
+    if post.design.system is not None:  # a comparison: what sets the SE of a difference
+        if estimand != "domain" or scale != "model":
+            raise ValueError("a fit that compares systems gives the shares of a difference's variance only.")
+        return board.difference_shares(post, n, level=level)
     if scale == "probability" and get_family(post.family).latent:
         if n.get("n_positions") is not None:
             raise ValueError(

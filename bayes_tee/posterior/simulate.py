@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import pandas as pd
 
+from .._core.exceptions import DesignError
 from .._core.trees import group
 from . import components as comp
 from . import predictive as pr
@@ -80,6 +81,11 @@ def simulate_design(
 
     >>> post.simulate_design(n_items=100, n_judges=3, strategy="cyclic")  # doctest: +SKIP
     """
+    if post.design.system is not None:
+        raise DesignError(
+            "simulate_design simulates one system's study; for a comparison of systems the closed-form "
+            "relative D-study is post.dstudy(n_items=..., gap=...)."
+        )
     if "position" in post.design.facets:
         raise ValueError(
             "simulate_design does not simulate presentation orders; use the closed-form "

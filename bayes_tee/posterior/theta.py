@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._core.exceptions import DesignError
 from .._core.trees import group
 from ..families import get_family
 from . import components as comp
@@ -47,6 +48,12 @@ def theta(
 
     >>> post.theta()  # doctest: +SKIP
     """
+    if post.design.system is not None:
+        raise DesignError(
+            "theta() is one benchmark score, and this fit compares systems (the grand mean over them "
+            "scores nothing): post.leaderboard() gives each system's score with its panel and new "
+            "intervals, post.pairs() their differences."
+        )
     a = (1 - level) / 2
     z = float(stats.norm.ppf(1 - a))
     d = post.design
