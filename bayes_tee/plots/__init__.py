@@ -12,6 +12,7 @@ from .calibration import plot_calibration
 from .noise import plot_paired_noise
 from .pairwise import plot_raee
 from .studies import plot_coverage, plot_staircase
+from .systems import plot_leaderboard, plot_p_better, plot_ranks
 from .tee import (
     plot_dstudy,
     plot_frontier,
@@ -28,10 +29,13 @@ __all__ = [
     "plot_dstudy",
     "plot_frontier",
     "plot_interventions",
+    "plot_leaderboard",
     "plot_link_comparison",
+    "plot_p_better",
     "plot_paired_noise",
     "plot_prior_sensitivity",
     "plot_raee",
+    "plot_ranks",
     "plot_shares",
     "plot_staircase",
 ]

@@ -366,6 +366,18 @@ class Posterior(diag.FitResult):
         """
         return plots.plot_dstudy(dstudy.default_grid(self) if table is None else table, **kwargs)
 
+    def plot_leaderboard(self, **kwargs) -> Figure:
+        """Forest plot of :meth:`leaderboard` (panel and new intervals, P(best))."""
+        return plots.plot_leaderboard(self.leaderboard(**kwargs))
+
+    def plot_pairs(self, over: str = "new") -> Figure:
+        """Heat map of P(row system scores higher than column system)."""
+        return plots.plot_p_better(self._stamp(board.p_better_matrix(self, over=over)))
+
+    def plot_ranks(self, over: str = "new") -> Figure:
+        """Each system's rank distribution (:func:`bayes_tee.posterior.leaderboard.rank_probabilities`)."""
+        return plots.plot_ranks(self._stamp(board.rank_probabilities(self, over=over)))
+
     def plot_interventions(self, table: pd.DataFrame | None = None, **kwargs) -> Figure:
         """Horizontal bars of the percent change in Var(theta_hat) per intervention."""
         return plots.plot_interventions(self.interventions() if table is None else table, **kwargs)

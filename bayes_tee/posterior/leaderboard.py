@@ -445,3 +445,20 @@ def difference_shares(
         scale=post.scale,
     )
     return out
+
+
+def rank_probabilities(
+    post: Posterior, *, over: Over = "new", higher_is_better: bool = True, random_seed: int | None = 0
+) -> pd.DataFrame:
+    """P(rank = r) for every system (rows, best first) and rank (columns 1..S), from the same
+    draws as the leaderboard's ranks.
+    """
+    draws = score_draws(post, over, random_seed=random_seed)
+    sign = -1.0 if higher_is_better else 1.0
+    ranks = np.argsort(np.argsort(sign * draws, axis=1), axis=1) + 1
+    S = draws.shape[1]
+    probs = np.stack([(ranks == r).mean(axis=0) for r in range(1, S + 1)], axis=1)
+    names = list(post.design.levels[require_systems(post)])
+    out = pd.DataFrame(probs, index=pd.Index(names, name="system"), columns=range(1, S + 1))
+    order = np.argsort(sign * system_estimates(post).to_numpy())
+    return out.iloc[order]
