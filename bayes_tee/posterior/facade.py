@@ -32,8 +32,8 @@ from .._core.trees import group
 from ..design.formula import write_formula
 from ..design.roles import Design
 from ..families import get_family
+from . import comparison, dstudy, gaming, reliability, report, shares, simulate, theta
 from . import components as comp
-from . import dstudy, gaming, reliability, report, shares, simulate, theta
 from . import leaderboard as board
 from . import link_comparison as links
 from . import netcdf as io
@@ -337,21 +337,21 @@ class Posterior(diag.FitResult):
         """Plain-text summary: design, components, shares, theta and diagnostics
         (:func:`bayes_tee.posterior.report.summary`; a failed fit ends with a ``WARNING:`` line).
         """
-        return report.summary(self)
+        return (comparison if self.design.system else report).summary(self)
 
     def writeup(self, **kwargs) -> str:
         """The paragraph for the paper (:func:`bayes_tee.posterior.report.writeup`).
 
         >>> print(post.writeup())  # doctest: +SKIP
         """
-        return report.writeup(self, **kwargs)
+        return (comparison if self.design.system else report).writeup(self, **kwargs)
 
     def report(self, path: str | Path, **kwargs) -> Path:
         """Write the self-contained HTML report (:func:`bayes_tee.posterior.report.report`).
 
         >>> post.report("report.html", budget=5000)  # doctest: +SKIP
         """
-        return report.report(self, path, **kwargs)
+        return (comparison if self.design.system else report).report(self, path, **kwargs)
 
     def plot_shares(self, kind: Literal["vartheta", "observation"] = "vartheta", **kwargs) -> Figure:
         """Horizontal bars: posterior median share and 90% interval per component, of

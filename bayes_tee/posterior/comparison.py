@@ -1,0 +1,197 @@
+"""Text and HTML of a fit that compares systems: the summary, the paragraph for the paper and
+the report, around the leaderboard (:mod:`bayes_tee.posterior.leaderboard`) instead of one
+benchmark score. The :class:`Posterior` methods ``summary``, ``writeup`` and ``report`` call
+these when the fit has ``system=``.
+
+>>> print(writeup(post))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import html
+import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING, Mapping
+
+import numpy as np
+import pandas as pd
+
+from .._core import diagnostics as diag
+from .._core.exceptions import DiagnosticWarning
+from .._core.version import __version__
+from ..plots import plot_dstudy, plot_frontier, plot_leaderboard, plot_p_better, plot_ranks
+from . import leaderboard as board
+from .report import CSS, _pct, _png, _prob, _quiet, _table, design_line
+
+if TYPE_CHECKING:
+    from .facade import Posterior
+
+#: Pairs shown in the text and the report: the closest ones, where a ranking is decided.
+N_PAIRS = 12
+
+
+def summary(post: Posterior) -> str:
+    """Plain-text summary of a comparison: design, components, leaderboard, the closest
+    pairs, what sets the SE of a difference, and diagnostics.
+    """
+    with pd.option_context("display.width", 140, "display.max_columns", 20), warnings.catch_warnings():
+        warnings.simplefilter("ignore", DiagnosticWarning)
+        pairs = board.pairs(post).sort_values("se_median")
+        pairs = pairs.reindex(pairs["difference"].abs().sort_values().index).head(N_PAIRS)
+        parts = [
+            repr(post),
+            f"Model: {post.formula}",
+            *([f"Likelihood: {post.info['method_note']}"] if post.info.get("method_note") else []),
+            "\nPer-observation components (variance scale, 90% intervals):",
+            post.components().round(5).to_string(index=False),
+            "\nLeaderboard (90% intervals; " + board.leaderboard(post).attrs["note"] + "):",
+            board.leaderboard(post).round(4).to_string(index=False),
+            "\nClosest pairs (difference a - b, 90% and simultaneous intervals):",
+            pairs.round(4).to_string(index=False),
+            "\nShares of the variance of a difference between two systems:",
+            post.shares().drop(columns="divisor").round(4).to_string(index=False),
+            "\nDiagnostics: "
+            + ", ".join(
+                f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                for k, v in post.diagnostics().items()
+                if k != "problems"
+            ),
+        ]
+    msg = diag.message(post.diagnostics())
+    if msg:
+        parts.append("WARNING: " + msg)
+    return "\n".join(parts)
+
+
+def writeup(post: Posterior, level: float = 0.9, n_top: int = 2) -> str:
+    """A paragraph for the paper: the leaderboard's top, how sure its order is, what sets the
+    SE of a difference, and the design that would separate close systems.
+
+    Parameters
+    ----------
+    post : Posterior
+        A fit with ``system=``.
+    level : float
+        Level of the intervals.
+    n_top : int
+        Components named among the sources of a difference's error.
+    """
+    d = post.design
+    system = board.require_systems(post)
+    table = _quiet(board.leaderboard, post, level=level)
+    pairs = _quiet(board.pairs, post, level=level)
+    shares = _quiet(post.shares, level=level).sort_values("share_median", ascending=False)
+    S = len(d.levels[system])
+    dims = ", ".join(f"{len(d.levels[f])} {f}s" for f in d.facets if f not in ("item", system))
+    best, second = table.iloc[0], table.iloc[1]
+    top = pairs[(pairs["system_a"] == best["system"]) & (pairs["system_b"] == second["system"])].iloc[0]
+    resolved = (pairs["low"] > 0) | (pairs["high"] < 0)
+    sim_resolved = (pairs["simultaneous_low"] > 0) | (pairs["simultaneous_high"] < 0)
+    named = "; ".join(
+        f"{r.component} {_pct(r.share_median)} ({_pct(r.share_low)}-{_pct(r.share_high)})"
+        for r in shares.head(n_top).itertuples()
+    )
+    gap = float(np.median(np.abs(np.diff(table["estimate"].to_numpy()))))
+    sep = _quiet(post.dstudy, n_items=sorted({int(d.counts["item"]), int(2 * d.counts["item"]),
+                                              int(4 * d.counts["item"])}), gap=gap, level=level)  # fmt: skip
+    text = [
+        f"We compared {S} systems on {len(d.levels['item'])} items ({dims}; {d.n_rows:,} scored calls) "
+        f"in one Bayesian crossed random-effects model ({post.method} likelihood, {post.priors.name} "
+        f"priors), the systems a fixed factor and their interactions with every random facet variance "
+        f"components.",
+        f"{best['system']} ranks first ({best['estimate']:.3g}; {level:.0%} interval over new "
+        f"{'items and prompts' if 'prompt' in d.facets else 'items'} [{best['new_low']:.3g}, "
+        f"{best['new_high']:.3g}], for these judges and prompts [{best['panel_low']:.3g}, "
+        f"{best['panel_high']:.3g}]) with probability {_prob(best['p_best'])} of being best; it leads "
+        f"{second['system']} by {top['difference']:.3g} [{top['low']:.3g}, {top['high']:.3g}], "
+        f"P(ahead) {_prob(top['p_a_better'])}.",
+        f"{int(resolved.sum())} of {len(pairs)} pairwise differences exclude zero at {level:.0%} "
+        f"({int(sim_resolved.sum())} with simultaneous intervals over all pairs).",
+        f"The error of a difference between two systems comes mostly from {named}: shared effects "
+        "(an item's difficulty, a judge's leniency) cancel in a comparison.",
+        f"A typical gap between adjacent systems ({gap:.3g}) is resolved with probability "
+        f"{_prob(sep['p_resolved'].iloc[0])} at {int(sep['n_items'].iloc[0])} items and "
+        f"{_prob(sep['p_resolved'].iloc[-1])} at {int(sep['n_items'].iloc[-1])}.",
+    ]
+    msg = diag.message(post.diagnostics())
+    text.append(
+        f"Warning: the fit failed its convergence diagnostics ({msg}); treat these numbers as provisional."
+        if msg
+        else "All convergence diagnostics passed."
+    )
+    return " ".join(text)
+
+
+def report(
+    post: Posterior,
+    path: str | Path,
+    *,
+    budget: float | None = None,
+    cost_per_call: float | Mapping[str, float] = 1.0,
+    metadata: Mapping[str, str] | None = None,
+    title: str = "Comparison of systems",
+    level: float = 0.9,
+) -> Path:
+    """Write the self-contained HTML report of a comparison: write-up, diagnostics, design,
+    leaderboard (table and forest plot), rank distributions, pairwise differences and
+    P(row beats column), what sets the SE of a difference, the relative D-study and the budget
+    that separates two systems. ``metadata`` is accepted for the single-system report's
+    signature and not used here.
+    """
+    path = Path(path)
+    d = post.design
+    dg = post.diagnostics()
+    msg = diag.message(dg)
+    c = d.counts
+    table = _quiet(board.leaderboard, post, level=level)
+    pairs = _quiet(board.pairs, post, level=level)
+    closest = pairs.reindex(pairs["difference"].abs().sort_values().index).head(N_PAIRS)
+    n_grid = sorted({int(x) for x in np.geomspace(max(5, c["item"] / 4), c["item"] * 8, 10).round()})
+    dst = _quiet(post.dstudy, n_items=n_grid, n_prompts=sorted({1, int(c.get("prompt", 1)), 5}))
+    calls = float(d.n_rows)
+    price = (
+        float(np.mean(list(cost_per_call.values())))
+        if isinstance(cost_per_call, Mapping)
+        else float(cost_per_call)
+    )
+    budget = float(budget) if budget is not None else 4 * calls * price
+    plan = _quiet(post.allocate, budget, cost_per_call=cost_per_call, max_items=int(c["item"] * 8))
+    parts = [
+        f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+        f"<style>{CSS}</style></head><body><h1>{html.escape(title)}</h1>",
+        f"<p class='sub'>{html.escape(design_line(post))}</p>",
+        f"<p class='stamp'>bayes_tee {__version__}; outcome column {html.escape(str(d.roles.outcome))}, "
+        f"{post.scale} scale</p>",
+        "<h2>Write-up</h2>",
+        f"<p class='para'>{html.escape(writeup(post, level=level))}</p>",
+        "<h2>Diagnostics</h2>",
+        f"<div class='warn'>WARNING: {html.escape(msg)}</div>"
+        if msg
+        else "<div class='ok'>All diagnostics passed.</div>",
+        _table(pd.DataFrame([{k: v for k, v in dg.items() if k != "problems"}])),
+        "<h2>Design</h2>",
+        _table(d.summary().fillna("")),
+        "<h2>Leaderboard</h2>",
+        f"<p>{level:.0%} intervals. <b>panel</b>: for these judges and prompts, over the item "
+        f"population; <b>new</b>: {html.escape(table.attrs['note'].removeprefix('new: '))}.</p>",
+        _table(table),
+        _png(plot_leaderboard(table)),
+        _png(plot_ranks(_quiet(board.rank_probabilities, post))),
+        "<h2>Pairwise differences</h2>",
+        f"<p>The {len(closest)} closest pairs of {len(pairs)}; simultaneous intervals hold for all "
+        f"pairs at once (Sidak, {pairs.attrs['simultaneous_level']:.4f} each).</p>",
+        _table(closest),
+        _png(plot_p_better(_quiet(board.p_better_matrix, post))),
+        "<h2>What sets the error of a difference</h2>",
+        _table(_quiet(post.shares).drop(columns="divisor")),
+        "<h2>Relative D-study: the SE of a difference</h2>",
+        _png(plot_dstudy(dst)),
+        _table(dst.sort_values("se_median").head(12).drop(columns=["var_ratio_low", "var_ratio_high"])),
+        f"<h2>Budget to separate two systems (budget {budget:,.0f}, every system scored)</h2>",
+        _png(plot_frontier(plan)),
+        _table(pd.DataFrame([plan.best])),
+        "</body></html>",
+    ]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(parts), encoding="utf-8")
+    return path
