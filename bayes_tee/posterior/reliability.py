@@ -30,16 +30,23 @@ array([0.4  , 0.727])
 from __future__ import annotations
 
 import itertools
+import warnings
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
+from .._core.exceptions import DesignWarning
 from .._core.intervals import summarize_samples
 from ..design.terms import Term
 
 if TYPE_CHECKING:
     from .facade import Posterior
+
+
+#: A change of the median E rho^2 above this, when the judges are declared the other way
+#: (fixed or random), is said as a :class:`~bayes_tee.DesignWarning`.
+JUDGE_STATUS_TOLERANCE = 0.02
 
 
 def measured_facets(t: Term) -> tuple[str, ...]:
@@ -50,18 +57,25 @@ def measured_facets(t: Term) -> tuple[str, ...]:
 
 
 def g_weights(
-    terms: list[Term], object: str, designs: pd.DataFrame, counts: dict[str, float]
+    terms: list[Term],
+    object: str,
+    designs: pd.DataFrame,
+    counts: dict[str, float],
+    *,
+    fixed_object: bool = False,
 ) -> dict[str, np.ndarray]:
     """Weights ``(n_designs, n_terms)`` of the universe-score, relative- and absolute-error
     variances: ``tau = variances @ w["tau"].T`` and likewise ``delta`` and ``Delta``.
 
     ``designs`` holds ``n_<facet>`` columns (``n_replicate`` for the replicates); counts not
-    in it come from ``counts`` (the observed design), else 1.
+    in it come from ``counts`` (the observed design), else 1. ``fixed_object``: the object is
+    a fixed factor whose levels are the whole universe of objects (the compared systems of a
+    ``system=`` fit); its universe-score variance is their population variance.
     """
     fixed = {t.facets[0] for t in terms if t.kind == "fixed"}
-    if object in fixed:
+    if object in fixed and not fixed_object:
         raise ValueError(f"The object of measurement {object!r} is a fixed factor; fit it as (1|{object}).")
-    if not any(
+    if not fixed_object and not any(
         t.kind == "random" and measured_facets(t) == (object,) and t.label != "category" for t in terms
     ):
         facets = sorted({f for t in terms for f in t.facets if f != "replicate"})
@@ -163,25 +177,50 @@ def reliability(
     -------
     pandas.DataFrame
         One row per design: ``n_<facet>`` columns, ``erho2_median/low/high``,
-        ``phi_median/low/high``.
+        ``phi_median/low/high``, and the universe-score and error variances
+        ``tau_*``, ``delta_*`` (relative) and ``Delta_*`` (absolute).
+
+    Warns
+    -----
+    DesignWarning
+        When declaring the judges the other way (random instead of fixed, or fixed instead of
+        random) would move the median E rho^2 by more than :data:`JUDGE_STATUS_TOLERANCE`: the
+        coefficient then depends on whether these judges are the universe or a sample of it.
     """
     design = post.design
     obj = design.facet_of(object)
     grid = n_grid(design, obj, n)
     terms = post.terms
-    w = g_weights(terms, obj, grid, design.counts)
+    fixed_object = obj == design.system
+    w = g_weights(terms, obj, grid, design.counts, fixed_object=fixed_object)
     da = post.component_draws()
     labels = [str(c) for c in da["component"].values]
     order = [labels.index(t.label) for t in terms]
     draws = da.values.reshape(-1, da.sizes["component"])[:, order]
     g = coefficients(draws, w)
     out = pd.concat(
-        [
-            grid.reset_index(drop=True),
-            summarize_samples(g["erho2"], level, "erho2_"),
-            summarize_samples(g["phi"], level, "phi_"),
-        ],
+        [grid.reset_index(drop=True)]
+        + [summarize_samples(g[k], level, f"{k}_") for k in ("erho2", "phi", "tau", "delta", "Delta")],
         axis=1,
     )
     out.attrs.update(object=obj, level=level)
+    judge = next((t for t in terms if t.label == "judge"), None)
+    if judge is not None and obj != "judge":
+        status = "random" if judge.kind == "fixed" else "fixed"
+        flipped = [Term(t.label, t.facets, status) if t is judge else t for t in terms]
+        w_other = g_weights(flipped, obj, grid, design.counts, fixed_object=fixed_object)
+        other = np.median(coefficients(draws, w_other)["erho2"], axis=0)
+        out.attrs[f"erho2_judges_{status}"] = other
+        shift = np.abs(other - out["erho2_median"].to_numpy())
+        if shift.max() > JUDGE_STATUS_TOLERANCE:
+            j = int(shift.argmax())
+            warnings.warn(
+                f"E rho^2 of {obj} is {out['erho2_median'].iloc[j]:.3f} with the judges {judge.kind}, "
+                f"{other[j]:.3f} with them {status}: it depends on "
+                "whether these judges are the whole universe (fixed: their interactions with the object "
+                "are measured signal) or a sample of judges (random: those are error). Say which in the "
+                "report; refit with judge_effect= (or (1|judge) / + judge in a formula) for the other.",
+                DesignWarning,
+                stacklevel=3,
+            )
     return out

@@ -123,7 +123,8 @@ def test_posterior_reliability_is_the_g_formula_per_draw():
     rel = post.reliability(n={"evaluator": [1, 4], "prompt": [2]}, level=0.9)
     assert list(rel.columns) == [
         "n_evaluator", "n_prompt", "n_replicate", "erho2_median", "erho2_low", "erho2_high",
-        "phi_median", "phi_low", "phi_high",
+        "phi_median", "phi_low", "phi_high", "tau_median", "tau_low", "tau_high",
+        "delta_median", "delta_low", "delta_high", "Delta_median", "Delta_low", "Delta_high",
     ]  # fmt: skip
     comp = post.component_draws()
     s = {k: comp.sel(component=k).values.ravel() for k in comp["component"].values}
@@ -180,7 +181,8 @@ def test_roles_fit_reliability_follows_the_mixed_design_rules(demo_post):
     """Fixed judges and temperatures: their interactions with items are universe score, their
     main effects no error; categories are part of the items' universe score.
     """
-    rel = demo_post.reliability(n={"prompt": [1, 5], "judge": [3]})
+    with pytest.warns(bt.DesignWarning, match="judges fixed"):
+        rel = demo_post.reliability(n={"prompt": [1, 5], "judge": [3]})
     c = demo_post.design.counts
     comp = demo_post.component_draws()
     s = {k: comp.sel(component=k).values.ravel() for k in comp["component"].values}
@@ -192,6 +194,16 @@ def test_roles_fit_reliability_follows_the_mixed_design_rules(demo_post):
         Delta = delta + s["prompt"] / V + s["prompt:temperature"] / (V * H) + s["prompt:judge"] / (V * M)
         assert row["erho2_median"] == pytest.approx(np.median(tau / (tau + delta)), rel=1e-9)
         assert row["phi_median"] == pytest.approx(np.median(tau / (tau + Delta)), rel=1e-9)
+        for name, v in (("tau", tau), ("delta", delta), ("Delta", Delta)):
+            assert row[f"{name}_median"] == pytest.approx(np.median(v), rel=1e-9)
+    # judges declared random instead: their interaction with the items moves from tau to error
+    V = rel["n_prompt"].to_numpy()[:, None]
+    tau_r = s["item"] + s["category"] + s["item:temperature"] / H
+    delta_r = s["item:prompt"] / V + s["item:judge"] / M + s["cell"] / (V * H * M)
+    delta_r = delta_r + s["replicate"] / (V * H * M * R)
+    np.testing.assert_allclose(
+        rel.attrs["erho2_judges_random"], np.median(tau_r / (tau_r + delta_r), axis=1), rtol=1e-9
+    )
     # n= by facet name reaches the roles' keywords
     a = demo_post.dstudy(n={"prompt": [1, 3]})
     b = demo_post.dstudy(n_prompts=[1, 3])
