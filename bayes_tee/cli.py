@@ -89,6 +89,7 @@ def _fit(args, df, roles):
             priors=getattr(args, "priors", None),
             method=getattr(args, "method", "auto"),
             formula=getattr(args, "formula", None),
+            system=getattr(args, "system", None),
         )
 
 
@@ -237,6 +238,9 @@ def _rich_summary(post) -> None:
 
     from ._core import diagnostics as diag
 
+    if post.design.system is not None:  # a comparison: its summary is the leaderboard's
+        print(post.summary())
+        return
     console = Console()
 
     def show(df, title: str) -> None:
@@ -255,6 +259,57 @@ def _rich_summary(post) -> None:
     console.print(f"[bold red]WARNING: {msg}[/]" if msg else "[green]All diagnostics passed.[/]")
 
 
+def _data_args(p: argparse.ArgumentParser, saved: bool = False) -> None:
+    """The data and model flags ``fit`` and ``leaderboard`` share."""
+    p.add_argument(
+        "data",
+        help="CSV, parquet or JSON-lines file, or a parquet dataset directory (read out of core)"
+        + ("; or a saved posterior (.nc) of a fit with --system" if saved else ""),
+    )
+    for role in ROLE_FLAGS:
+        p.add_argument(f"--{role}")
+    p.add_argument(
+        "--system",
+        help="the column of the compared systems (models): one joint fit; with --from, 'model'",
+    )
+    p.add_argument(
+        "--swapped", help="pairwise: the --position level whose verdicts are in the swapped slot frame"
+    )
+    p.add_argument(
+        "--from",
+        dest="source",
+        choices=tuple(READERS),
+        help="read evaluation logs (a file or folder) instead of a table; the roles come from the logs",
+    )
+    p.add_argument("--model", help="with --from: keep this model's rows (logs of several models)")
+    p.add_argument("--scorers", help="with --from: comma-separated scorers (judges) to keep")
+    p.add_argument("--roles", help="TOML file with the column roles")
+    p.add_argument(
+        "--family",
+        choices=tuple(FAMILIES),
+        default="gaussian",
+        help="gaussian: linear (probability) model; binomial: logit GLMM for 0/1 outcomes",
+    )
+    p.add_argument(
+        "--judge-effect",
+        choices=("fixed", "random"),
+        default="fixed",
+        help="judges as a fixed panel (sensitivity index, the default) or a random facet",
+    )
+    p.add_argument("--priors", choices=tuple(PRESETS), help="prior preset (default: half-t(3) on every SD)")
+    p.add_argument(
+        "--method",
+        choices=METHODS,
+        default="auto",
+        help="likelihood (default auto: the fastest exact form for the layout)",
+    )
+    p.add_argument(
+        "--formula",
+        help="any design as an lme4-style formula, e.g. 'score ~ judge + (1|item) + (1|prompt)' "
+        "(role flags then only name the item/prompt/judge/temperature/category columns)",
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="bayes-tee", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -265,50 +320,23 @@ def _parser() -> argparse.ArgumentParser:
     _sampler_args(demo)
 
     fit = sub.add_parser("fit", help="fit a CSV/parquet/JSON-lines file")
-    fit.add_argument(
-        "data", help="CSV, parquet or JSON-lines file, or a parquet dataset directory (read out of core)"
-    )
-    for role in ROLE_FLAGS:
-        fit.add_argument(f"--{role}")
-    fit.add_argument(
-        "--swapped", help="pairwise: the --position level whose verdicts are in the swapped slot frame"
-    )
-    fit.add_argument(
-        "--from",
-        dest="source",
-        choices=tuple(READERS),
-        help="read evaluation logs (a file or folder) instead of a table; the roles come from the logs",
-    )
-    fit.add_argument("--model", help="with --from: keep this model's rows (logs of several models)")
-    fit.add_argument("--scorers", help="with --from: comma-separated scorers (judges) to keep")
-    fit.add_argument("--roles", help="TOML file with the column roles")
+    _data_args(fit)
     fit.add_argument("--out", help="where to save the posterior (.nc); required unless --dry-run")
-    fit.add_argument(
-        "--family",
-        choices=tuple(FAMILIES),
-        default="gaussian",
-        help="gaussian: linear (probability) model; binomial: logit GLMM for 0/1 outcomes",
-    )
-    fit.add_argument(
-        "--judge-effect",
-        choices=("fixed", "random"),
-        default="fixed",
-        help="judges as a fixed panel (sensitivity index, the default) or a random facet",
-    )
-    fit.add_argument("--priors", choices=tuple(PRESETS), help="prior preset (default: half-t(3) on every SD)")
-    fit.add_argument(
-        "--method",
-        choices=METHODS,
-        default="auto",
-        help="likelihood (default auto: the fastest exact form for the layout)",
-    )
-    fit.add_argument(
-        "--formula",
-        help="any design as an lme4-style formula, e.g. 'score ~ judge + (1|item) + (1|prompt)' "
-        "(role flags then only name the item/prompt/judge/temperature/category columns)",
-    )
     fit.add_argument("--dry-run", action="store_true", help="validate and describe the design; do not fit")
     _sampler_args(fit)
+
+    board = sub.add_parser(
+        "leaderboard", help="compare systems: one joint fit, leaderboard, paired differences and ranks"
+    )
+    _data_args(board, saved=True)
+    board.add_argument("--out", help="also save the posterior (.nc)")
+    board.add_argument("--level", type=float, default=0.9, help="credible level (0.9)")
+    board.add_argument(
+        "--over", choices=("new", "panel"), default="new", help="the reading of the ranks and pairs"
+    )
+    board.add_argument("--lower-is-better", action="store_true", help="rank 1 is the lowest score")
+    board.add_argument("--json", action="store_true", help="leaderboard, pairs and diagnostics as JSON")
+    _sampler_args(board)
 
     summ = sub.add_parser("summary", help="print the summary of a saved posterior")
     summ.add_argument("posterior")
@@ -360,8 +388,38 @@ def _design(args, df, roles: dict):
 
     return build_design(
         df, formula=args.formula, **roles, swapped=getattr(args, "swapped", None), family=args.family,
-        judge_effect=args.judge_effect, warn=False,
+        judge_effect=args.judge_effect, system=args.system, warn=False,
     )  # fmt: skip
+
+
+def _print_leaderboard(args, post) -> None:
+    """The leaderboard and every pair (``--json``: both and the diagnostics as one object)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DiagnosticWarning)  # said once, after the tables
+        table = post.leaderboard(args.level, over=args.over, higher_is_better=not args.lower_is_better)
+        pairs = post.pairs(args.level, over=args.over)
+    if args.json:
+        import json
+
+        print(
+            json.dumps(
+                {
+                    "leaderboard": table.to_dict("records"),
+                    "pairs": pairs.to_dict("records"),
+                    "note": table.attrs["note"],
+                    "diagnostics": post.diagnostics(),
+                },
+                default=float,
+            )
+        )
+        return
+    _emit(args, table, f"Leaderboard ({args.level:.0%} intervals; {table.attrs['note']}):")
+    _emit(args, pairs, f"\nPairwise differences a - b (simultaneous: all {len(pairs)} pairs at once):")
+    from ._core import diagnostics as diag
+
+    msg = diag.message(post.diagnostics())
+    if msg:
+        print(f"WARNING: {msg}", file=sys.stderr)
 
 
 def _run(args) -> object:
@@ -381,7 +439,11 @@ def _run(args) -> object:
                             {
                                 "components": post.components().to_dict("records"),
                                 "shares": post.shares().to_dict("records"),
-                                "theta": post.theta().to_dict("records")[0],
+                                **(
+                                    {"leaderboard": post.leaderboard().to_dict("records")}
+                                    if post.design.system
+                                    else {"theta": post.theta().to_dict("records")[0]}
+                                ),
                                 "diagnostics": post.diagnostics(),
                             },
                             default=float,
@@ -407,7 +469,8 @@ def _run(args) -> object:
                     n=_counts(args.n),
                     target_se=args.target_se,
                 )
-                _emit(args, table, "Projected SE of theta_hat (posterior median and 90% interval):")
+                what = "a difference between two systems" if post.design.system else "theta_hat"
+                _emit(args, table, f"Projected SE of {what} (posterior median and 90% interval):")
             elif args.command == "reliability":
                 table = post.reliability(object=args.object, n=_counts(args.n))
                 _emit(
@@ -439,21 +502,29 @@ def _run(args) -> object:
 
         df = _read_logs(args)
         print(describe(df))
-        if "model" in df.columns and df["model"].nunique() > 1:
+        if "model" in df.columns and df["model"].nunique() > 1 and args.system != "model":
             models = ", ".join(map(str, sorted(df["model"].unique())))
             if args.dry_run:
-                print(f"Several models: add --model NAME (one of {models}) to validate and fit one.")
+                print(
+                    f"Several models: add --system model to compare them, or --model NAME (one of "
+                    f"{models}) to validate and fit one."
+                )
                 return None
             raise DesignError(
-                f"The logs hold several models ({models}): fit one at a time with --model NAME."
+                f"The logs hold several models ({models}): compare them with --system model, or fit one "
+                "at a time with --model NAME."
             )
         roles = {}
-        if args.dry_run:
+        if getattr(args, "dry_run", False):
             _print_design(_design(args, df, roles))
             return None
-        if not args.out:
+        if not args.out and args.command == "fit":
             raise DesignError("--out is required (where to save the posterior), unless --dry-run.")
         save = args.out
+    elif args.command == "leaderboard" and args.data.endswith(".nc"):
+        post = load(args.data)
+        _print_leaderboard(args, post)
+        return post
     else:
         df = _read(args.data)
         if args.model or args.scorers:
@@ -461,14 +532,21 @@ def _run(args) -> object:
                 "--model and --scorers select from evaluation logs: add --from inspect|promptfoo|lm-eval."
             )
         roles = _roles(args)
-        if args.dry_run:
+        if getattr(args, "dry_run", False):
             _print_design(_design(args, df, roles))
             return None
-        if not args.out:
+        if not args.out and args.command == "fit":
             raise DesignError("--out is required (where to save the posterior), unless --dry-run.")
         save = args.out
+    if args.command == "leaderboard" and not args.system and not args.formula:
+        raise DesignError(
+            "leaderboard compares systems: name their column with --system (e.g. --system model)."
+        )
     post = _fit(args, df, roles)
-    _report(post, Path(args.out) if args.command == "demo" else None)
+    if args.command == "leaderboard":
+        _print_leaderboard(args, post)
+    else:
+        _report(post, Path(args.out) if args.command == "demo" else None)
     if save:
         print(f"Posterior saved to {post.save(save)}")
     return post

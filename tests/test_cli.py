@@ -321,3 +321,26 @@ def test_fit_a_formula_then_reliability_and_dstudy_over_any_facet(tmp_path, caps
         == 1
     )
     assert "confounded with the residual" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_leaderboard_fits_systems_and_reads_a_saved_comparison(tmp_path, capsys):
+    df = bt.simulate.systems_dgp(n_systems=4, n_items=20, n_replicates=2, random_seed=5)
+    csv, nc = tmp_path / "systems.csv", tmp_path / "systems.nc"
+    df.to_csv(csv, index=False)
+    roles = ["--outcome", "score", "--item", "item", "--prompt", "prompt", "--judge", "judge"]
+    sampler = ["--draws", "600", "--tune", "400", "--quiet"]
+    assert main(["leaderboard", str(csv), *roles, "--system", "model", *sampler, "--out", str(nc)]) == 0
+    text = capsys.readouterr().out
+    assert "Leaderboard (90% intervals" in text and "Pairwise differences" in text and nc.exists()
+    assert main(["leaderboard", str(nc), "--json", "--over", "panel"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    raw = df.groupby("model")["score"].mean().sort_values(ascending=False)
+    assert [r["system"] for r in out["leaderboard"]] == list(raw.index)
+    assert len(out["pairs"]) == 6 and "fixed panel" in out["note"]
+    assert main(["summary", str(nc)]) == 0
+    assert "Leaderboard" in capsys.readouterr().out
+    assert main(["dstudy", str(nc), "--items", "20,80"]) == 0
+    assert "a difference between two systems" in capsys.readouterr().out
+    assert main(["leaderboard", str(csv), *roles, "--quiet"]) == 1
+    assert "--system" in capsys.readouterr().err
