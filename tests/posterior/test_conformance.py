@@ -33,6 +33,14 @@ def _pilot(loss=0.0, **kw):
     return df[np.random.default_rng(5).random(len(df)) >= loss]
 
 
+SYSTEM_ROLES = dict(outcome="score", item="item", prompt="prompt", judge="judge", system="model")
+
+
+def _systems(loss=0.0):
+    df = bt.simulate.systems_dgp(n_systems=4, n_items=12, n_replicates=2, random_seed=4)
+    return df[np.random.default_rng(5).random(len(df)) >= loss]
+
+
 def _fit(df, **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bt.DiagnosticWarning)
@@ -59,6 +67,8 @@ LAYOUTS = {
         item="item",
         replicate="replicate",
     ),
+    "systems": lambda: _fit(_systems(), **SYSTEM_ROLES),
+    "systems, calls lost": lambda: _fit(_systems(0.05), **SYSTEM_ROLES),
     "pairwise": lambda: _fit(
         bt.simulate.pairwise_battles(n_items=40, n_prompts=2, n_judges=2, random_seed=3),
         outcome="slot_winner",
@@ -90,6 +100,11 @@ CALLS = {
     "save/load": lambda p, tmp: bt.load(p.save(tmp / "p.nc")).shares(),
     "plots": lambda p, tmp: [p.plot_shares(), p.plot_dstudy(), p.plot_interventions()],
     "report": lambda p, tmp: p.report(tmp / "r.html"),
+    "leaderboard": lambda p, tmp: p.leaderboard(),
+    "pairs": lambda p, tmp: p.pairs(over="panel"),
+    "compare": lambda p, tmp: p.compare("s0", "s1"),
+    "reliability (systems)": lambda p, tmp: p.reliability(object="system"),
+    "system plots": lambda p, tmp: [p.plot_leaderboard(), p.plot_pairs(), p.plot_ranks()],
 }
 
 
