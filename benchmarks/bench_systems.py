@@ -6,7 +6,8 @@ with known truth, against the item-paired t interval, and the time a comparison 
 Each study is ``bt.simulate.systems_dgp`` (item x system, prompt x system and judge x system
 variance present; 3 judges as a fixed panel, 2 prompts), fitted with ``system="model"``. For
 every pair of systems it checks whether the 90% interval of ``pairs(over=...)`` holds the true
-difference: ``new`` against the difference over the population of items and prompts (for this
+difference (``level_*``: whether each system's leaderboard interval holds its true score):
+``new`` against the difference over the population of items and prompts (for this
 judge panel), ``panel`` against the difference for these prompts. The item-paired t interval
 (the per-item mean difference, t over items) is scored against both truths. It prints each
 coverage with its Monte Carlo SE, and the median fit and leaderboard+pairs times.
@@ -41,7 +42,7 @@ def main() -> None:
     ap.add_argument("--draws", type=int, default=500)
     ap.add_argument("--level", type=float, default=0.9)
     args = ap.parse_args()
-    hits = {k: [] for k in ("new", "panel", "t_vs_new", "t_vs_panel")}
+    hits = {k: [] for k in ("new", "panel", "t_vs_new", "t_vs_panel", "level_new", "level_panel")}
     fit_s, summary_s = [], []
     for seed in range(args.studies):
         df = bt.simulate.systems_dgp(
@@ -57,13 +58,16 @@ def main() -> None:
             )  # fmt: skip
             t1 = time.perf_counter()
             tables = {over: post.pairs(level=args.level, over=over) for over in ("new", "panel")}
-            post.leaderboard(level=args.level)
+            board = post.leaderboard(level=args.level)
         fit_s.append(t1 - t0)
         summary_s.append(time.perf_counter() - t1)
         for over, table in tables.items():
             for r in table.itertuples():
                 true = truth[over][r.system_a] - truth[over][r.system_b]
                 hits[over].append(r.low <= true <= r.high)
+        for over in ("new", "panel"):
+            true = board["system"].map(truth[over])
+            hits[f"level_{over}"] += list((board[f"{over}_low"] <= true) & (true <= board[f"{over}_high"]))
         for a, b in combinations(sorted(truth["new"]), 2):
             lo, hi = item_paired_t(df, a, b, args.level)
             hits["t_vs_new"].append(lo <= truth["new"][a] - truth["new"][b] <= hi)
