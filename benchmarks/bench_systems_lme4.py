@@ -1,0 +1,123 @@
+"""Comparing systems against lme4: the same joint model fitted by ``fit_posterior(...,
+system=)`` and by ``lme4::lmer`` (REML) on the same data in the same run; the system effects and
+variance components side by side, and the wall times.
+
+Designs (``bt.simulate.systems_dgp``): ``dozen`` (12 systems x 100 items x 3 judges, one call:
+3,600 scores) and ``four facets`` (12 systems x 100 items x 3 judges x 5 prompts: 18,000 scores,
+11 terms). Each bayes_tee fit runs in a fresh process (``fit s``: call to return at the defaults,
+4 x 1000 draws; ``import s``: ``import bayes_tee``); lme4's time is ``system.time(lmer(...))``
+inside R with the data read, and its effects are sum-to-zero contrasts, like ours. It prints, per
+design, the largest difference between the two fits' system effects (in outcome SDs) and each
+variance component's posterior median beside its REML estimate. R is needed
+(``--install-r`` installs Debian's ``r-base-core r-cran-lme4``).
+
+    python benchmarks/bench_systems_lme4.py [--designs dozen "four facets"] [--install-r]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+CHILD = r"""
+import json, sys, time, warnings
+t0 = time.perf_counter()
+import bayes_tee as bt
+t_import = time.perf_counter() - t0
+S, N, M, V, csv = json.loads(sys.argv[1])
+df = bt.simulate.systems_dgp(n_systems=S, n_items=N, n_judges=M, n_prompts=V, random_seed=1)
+df.to_csv(csv, index=False)
+roles = dict(outcome="score", item="item", judge="judge", prompt="prompt" if V > 1 else None, system="model")
+t = time.perf_counter()
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", bt.DesignWarning)
+    post = bt.fit_posterior(df, **roles, random_seed=1, progressbar=False)
+fit_s = time.perf_counter() - t
+t = time.perf_counter()
+post.leaderboard(); post.pairs(); post.dstudy(n_items=[100, 200, 400])
+summaries_s = time.perf_counter() - t
+P = post.idata["posterior"]
+effects = P["system_effect"].mean(("chain", "draw")).values.tolist()
+comp = post.components().set_index("component")["median"].to_dict()
+d = post.diagnostics()
+print(json.dumps(dict(scores=len(df), formula=post.formula, fit_s=fit_s, import_s=t_import,
+                      summaries_s=summaries_s, effects=effects, levels=list(post.design.levels["system"]),
+                      components=comp, y_sd=float(df["score"].std()), ok=d["ok"])))
+"""
+
+LME4 = r"""
+suppressMessages(library(lme4))
+options(contrasts = c("contr.sum", "contr.poly"))
+args <- commandArgs(trailingOnly = TRUE)
+df <- read.csv(args[1])
+for (f in c("model", "item", "judge", "prompt")) if (f %in% names(df)) df[[f]] <- factor(df[[f]])
+t <- system.time(fit <- lmer(as.formula(args[2]), data = df, REML = TRUE))[["elapsed"]]
+b <- fixef(fit)
+eff <- b[grepl("^model", names(b))]
+eff <- c(eff, -sum(eff))
+vc <- as.data.frame(VarCorr(fit))
+cat(sprintf("%.3f\n", t))
+cat(paste(levels(df$model), collapse = ","), "\n")
+cat(paste(sprintf("%.8f", eff), collapse = ","), "\n")
+for (i in seq_len(nrow(vc))) cat(sprintf("%s=%.8f\n", vc$grp[i], vc$vcov[i]))
+"""
+
+DESIGNS = {"dozen": (12, 100, 3, 1), "four facets": (12, 100, 3, 5)}
+
+
+def facets(label: str) -> frozenset[str]:
+    """A component by its facets, whatever the order and whether the systems are 'model' or 'system'."""
+    return frozenset("system" if f == "model" else f for f in label.split(":"))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--designs", nargs="+", default=list(DESIGNS), choices=list(DESIGNS))
+    ap.add_argument("--install-r", action="store_true", help="apt-get install r-base-core r-cran-lme4")
+    args = ap.parse_args()
+    if args.install_r:
+        subprocess.run(["apt-get", "install", "-y", "-q", "r-base-core", "r-cran-lme4"], check=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        csv = str(Path(tmp) / "data.csv")
+        for name in args.designs:
+            out = subprocess.run(
+                [sys.executable, "-c", CHILD, json.dumps([*DESIGNS[name], csv])],
+                capture_output=True,
+                text=True,
+            )
+            if out.returncode:
+                print(f"{name}: bayes_tee failed: {out.stderr.strip().splitlines()[-1]}")
+                continue
+            ours = json.loads(out.stdout.strip().splitlines()[-1])
+            r = subprocess.run(["Rscript", "-e", LME4, csv, ours["formula"]], capture_output=True, text=True)
+            if r.returncode:
+                print(f"{name}: lme4 failed: {r.stderr.strip()[-300:]}")
+                continue
+            lines = r.stdout.strip().splitlines()
+            lme4_s = float(lines[0])
+            r_levels = lines[1].strip().split(",")
+            r_eff = dict(zip(r_levels, map(float, lines[2].strip().split(","))))
+            r_vc = {facets(k): float(v) for k, v in (x.split("=") for x in lines[3:])}
+            gap = max(abs(e - r_eff[lev]) for lev, e in zip(ours["levels"], ours["effects"])) / ours["y_sd"]
+            print(f"\n{name}: {ours['scores']:,} scores; {ours['formula']}")
+            print(
+                f"  bayes_tee fit {ours['fit_s']:.1f} s (+ import {ours['import_s']:.1f} s; diagnostics "
+                f"{'ok' if ours['ok'] else 'FAILED'}); leaderboard + pairs + relative D-study "
+                f"{ours['summaries_s']:.2f} s; lme4 {lme4_s:.1f} s; ratio lme4 / ours "
+                f"{lme4_s / ours['fit_s']:.2f}"
+            )
+            print(f"  system effects: largest difference {gap:.4f} outcome SDs")
+            print(f"  {'component':34} {'posterior median':>16} {'REML':>10}")
+            for label, med in ours["components"].items():
+                reml = r_vc.get(facets("residual" if label == "residual" else label))
+                if reml is None and label == "residual":
+                    reml = r_vc.get(frozenset({"Residual"}))
+                print(f"  {label:34} {med:16.4f} {reml if reml is not None else float('nan'):10.4f}")
+
+
+if __name__ == "__main__":
+    main()
