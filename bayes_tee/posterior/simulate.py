@@ -15,6 +15,7 @@ import pandas as pd
 
 from .._core.exceptions import DesignError
 from .._core.trees import group
+from ..design.terms import FACETS
 from . import components as comp
 from . import predictive as pr
 from .dstudy import FIELDS, JudgeMode, check_judges, grid_for
@@ -85,6 +86,13 @@ def simulate_design(
         raise DesignError(
             "simulate_design simulates one system's study; for a comparison of systems the closed-form "
             "relative D-study is post.dstudy(n_items=..., gap=...)."
+        )
+    other = [f for f in post.design.facets if f not in FACETS]
+    if other:
+        raise DesignError(
+            f"simulate_design simulates studies over the roles' facets ({', '.join(FACETS)}); this "
+            f"fit also has {', '.join(repr(f) for f in other)}. Project it in closed form with "
+            f"post.dstudy(n={{{other[0]!r}: [...]}})."
         )
     if "position" in post.design.facets:
         raise ValueError(

@@ -192,3 +192,16 @@ def test_difference_intervals_cover_their_truth():
                 hits[over].append(r.low <= true <= r.high)
     assert 0.75 <= np.mean(hits["panel"]) <= 0.99, np.mean(hits["panel"])
     assert 0.8 <= np.mean(hits["new"]) <= 1.0, np.mean(hits["new"])
+
+
+def test_simulate_design_names_a_facet_it_cannot_simulate(data):
+    """A formula fit with a facet no role names (here the systems as a random facet) is refused
+    with the closed-form alternative, not a traceback from inside scipy.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bt.DiagnosticWarning)
+        post = bt.fit_posterior(
+            data, formula="score ~ (1|item) + (1|judge) + (1|model)", random_seed=1, **FIT
+        )
+    with pytest.raises(bt.DesignError, match="'model'.*post.dstudy"):
+        post.simulate_design(n_items=[20], n_draws=5, sims_per_draw=5)
