@@ -506,8 +506,8 @@ def _run(args) -> object:
             models = ", ".join(map(str, sorted(df["model"].unique())))
             if args.dry_run:
                 print(
-                    f"Several models: add --system model to compare them, or --model NAME (one of "
-                    f"{models}) to validate and fit one."
+                    f"Several models: add --model NAME (one of {models}) to validate and fit one, or "
+                    "--system model to compare them in one fit."
                 )
                 return None
             raise DesignError(
