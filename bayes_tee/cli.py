@@ -7,6 +7,7 @@
     bayes-tee fit pilot.csv --roles roles.toml --judge-effect random --priors half_normal --out p.nc
     bayes-tee fit results.json --from promptfoo --model gpt-4o --dry-run
     bayes-tee fit g.csv --formula "score ~ (1|item) + (1|evaluator) + (1|prompt)" --out g.nc
+    bayes-tee leaderboard runs.csv --outcome score --item item --judge judge --system model [--json]
     bayes-tee summary pilot.nc [--json]
     bayes-tee dstudy pilot.nc --items 100,200 --prompts 1,3,5 --judges 1,3 [--json]
     bayes-tee dstudy g.nc --n evaluator=2,4,6 --n prompt=1,3
