@@ -9,7 +9,6 @@ these when the fit has ``system=``.
 from __future__ import annotations
 
 import html
-import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
@@ -17,11 +16,10 @@ import numpy as np
 import pandas as pd
 
 from .._core import diagnostics as diag
-from .._core.exceptions import DiagnosticWarning
 from .._core.version import __version__
 from ..plots import plot_dstudy, plot_frontier, plot_leaderboard, plot_p_better, plot_ranks
 from . import leaderboard as board
-from .report import CSS, _pct, _png, _prob, _quiet, _table, design_line
+from .report import CSS, _pct, _png, _prob, _quiet, _table, design_line, framed_summary
 
 if TYPE_CHECKING:
     from .facade import Posterior
@@ -34,33 +32,21 @@ def summary(post: Posterior) -> str:
     """Plain-text summary of a comparison: design, components, leaderboard, the closest
     pairs, what sets the SE of a difference, and diagnostics.
     """
-    with pd.option_context("display.width", 140, "display.max_columns", 20), warnings.catch_warnings():
-        warnings.simplefilter("ignore", DiagnosticWarning)
-        pairs = board.pairs(post).sort_values("se_median")
+
+    def middle() -> list[str]:
+        table = board.leaderboard(post)
+        pairs = board.pairs(post)
         pairs = pairs.reindex(pairs["difference"].abs().sort_values().index).head(N_PAIRS)
-        parts = [
-            repr(post),
-            f"Model: {post.formula}",
-            *([f"Likelihood: {post.info['method_note']}"] if post.info.get("method_note") else []),
-            "\nPer-observation components (variance scale, 90% intervals):",
-            post.components().round(5).to_string(index=False),
-            "\nLeaderboard (90% intervals; " + board.leaderboard(post).attrs["note"] + "):",
-            board.leaderboard(post).round(4).to_string(index=False),
+        return [
+            "\nLeaderboard (90% intervals; " + table.attrs["note"] + "):",
+            table.round(4).to_string(index=False),
             "\nClosest pairs (difference a - b, 90% and simultaneous intervals):",
             pairs.round(4).to_string(index=False),
             "\nShares of the variance of a difference between two systems:",
             post.shares().drop(columns="divisor").round(4).to_string(index=False),
-            "\nDiagnostics: "
-            + ", ".join(
-                f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
-                for k, v in post.diagnostics().items()
-                if k != "problems"
-            ),
         ]
-    msg = diag.message(post.diagnostics())
-    if msg:
-        parts.append("WARNING: " + msg)
-    return "\n".join(parts)
+
+    return framed_summary(post, middle)
 
 
 def writeup(post: Posterior, level: float = 0.9, n_top: int = 2) -> str:

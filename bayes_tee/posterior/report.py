@@ -65,6 +65,22 @@ def summary(post: Posterior) -> str:
     A failed fit is reported in the text (a final ``WARNING:`` line) rather than as a Python
     warning per table.
     """
+    return framed_summary(
+        post,
+        lambda: [
+            "\nShares of Var(theta_hat) at the observed design:",
+            post.shares().drop(columns="divisor").round(4).to_string(index=False),
+            "\ntheta:",
+            post.theta().round(4).T.to_string(header=False),
+        ],
+    )
+
+
+def framed_summary(post: Posterior, middle) -> str:
+    """A plain-text summary: the fit's line, model, likelihood and components, then the lines
+    ``middle()`` returns (called with the diagnostics warning silenced), then the diagnostics
+    and, for a failed fit, a final ``WARNING:`` line.
+    """
     with pd.option_context("display.width", 120, "display.max_columns", 20), warnings.catch_warnings():
         warnings.simplefilter("ignore", DiagnosticWarning)
         parts = [
@@ -73,10 +89,7 @@ def summary(post: Posterior) -> str:
             *([f"Likelihood: {post.info['method_note']}"] if post.info.get("method_note") else []),
             "\nPer-observation components (variance scale, 90% intervals):",
             post.components().round(5).to_string(index=False),
-            "\nShares of Var(theta_hat) at the observed design:",
-            post.shares().drop(columns="divisor").round(4).to_string(index=False),
-            "\ntheta:",
-            post.theta().round(4).T.to_string(header=False),
+            *middle(),
             "\nDiagnostics: "
             + ", ".join(
                 f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
