@@ -60,7 +60,8 @@ def plot_shares(
             )
             if counts.get(f, 1.0) > 1 or f in facets
         )
-        title = f"Shares of Var(θ̂) at {dims}"
+        quantity = "a system difference" if "var_difference" in table.attrs else "θ̂"
+        title = f"Shares of Var({quantity})" if quantity != "θ̂" else f"Shares of Var(θ̂) at {dims}"
     else:
         title = "Shares of the per-call variance"
     if method or scale:
@@ -96,9 +97,13 @@ def plot_dstudy(table, x: str = "n_items", ax=None) -> "Figure":
         (line,) = ax.plot(g[x], g["se_median"], marker="o", ms=3, label=label)
         ax.fill_between(g[x], g["se_low"], g["se_high"], color=line.get_color(), alpha=0.15)
     ax.set_xlabel({"n_items": "items N'"}.get(x, x))
-    ax.set_ylabel(f"SE of θ̂ (median, {table.attrs.get('level', 0.9):.0%} band)")
+    systems = table.attrs.get("object") == "system"
+    quantity = "a difference between two systems" if systems else "θ̂"
+    ax.set_ylabel(f"SE of {quantity} (median, {table.attrs.get('level', 0.9):.0%} band)")
     ax.set_title(
-        f"D-study: {table.attrs.get('decision', 'absolute')} error, "
+        f"Relative D-study: the {table.attrs.get('over', 'new')} reading"
+        if systems
+        else f"D-study: {table.attrs.get('decision', 'absolute')} error, "
         f"{table.attrs.get('estimand', 'domain')} estimand",
         fontsize=10,
     )
@@ -116,8 +121,9 @@ def plot_interventions(table, ax=None) -> "Figure":
     interval_bars(ax, table, "change_", color=np.where(table["change_median"] < 0, "#55A868", "#C44E52"))
     ax.axvline(0, color="black", lw=0.8)
     ax.set_yticks(np.arange(len(table)), table["intervention"])
-    ax.set_xlabel(f"change in Var(θ̂) (%): median, {table.attrs.get('level', 0.9):.0%} interval")
-    ax.set_title("What each design change does to Var(θ̂)", fontsize=10)
+    quantity = "a difference" if table.attrs.get("object") == "system" else "θ̂"
+    ax.set_xlabel(f"change in Var({quantity}) (%): median, {table.attrs.get('level', 0.9):.0%} interval")
+    ax.set_title(f"What each design change does to Var({quantity})", fontsize=10)
     ax.grid(axis="x", alpha=0.3)
     warn_footer(fig, table.attrs.get("warning"))
     return fig
@@ -148,7 +154,8 @@ def plot_frontier(plan, ax=None) -> "Figure":
     ax.axvline(plan.budget, color="0.4", ls="--", lw=0.8, label="budget")
     ax.set_xscale("log")
     ax.set_xlabel("cost")
-    ax.set_ylabel("SE of θ̂ (median, interval)")
+    systems = plan.candidates.attrs.get("objective") in ("separate", "rank")
+    ax.set_ylabel(f"SE of {'a difference between two systems' if systems else 'θ̂'} (median, interval)")
     b = plan.best
     ax.set_title(
         f"Best at budget: N={b['n_items']:g} V={b['n_prompts']:g} M={b['n_judges']:g} "

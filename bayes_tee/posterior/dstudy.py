@@ -462,6 +462,8 @@ def interventions(
     out = pd.concat([out, summarize_samples(change, level, "change_")], axis=1)
     out["p_reduces"] = (change < 0).mean(axis=0)
     out.attrs.update(estimand=estimand, decision=decision, level=level)
+    if post.design.system is not None:
+        out.attrs["object"] = "system"
     return out
 
 

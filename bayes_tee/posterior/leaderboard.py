@@ -200,8 +200,8 @@ def leaderboard(
         half = np.array([_half(level, v) for v in var[kind]])
         out[f"{kind}_low"], out[f"{kind}_high"] = out["estimate"] - half, out["estimate"] + half
     out["rank_median"] = np.median(ranks, axis=0)
-    out["rank_low"] = np.quantile(ranks, a, axis=0, method="lower")
-    out["rank_high"] = np.quantile(ranks, 1 - a, axis=0, method="higher")
+    out["rank_low"] = np.quantile(ranks, a, axis=0, method="lower").astype(int)
+    out["rank_high"] = np.quantile(ranks, 1 - a, axis=0, method="higher").astype(int)
     out["p_best"] = (ranks == 1).mean(axis=0)
     out = out.sort_values("estimate", ascending=not higher_is_better, ignore_index=True)
     judges = post.design.judge_effect if "judge" in post.design.facets else None
