@@ -36,7 +36,16 @@ from .._core.exceptions import DesignError, DesignWarning
 from ..families import get_family
 from .formula import Formula, formula_terms, parse_formula
 from .losses import drop_missing, dropped_notes
-from .roles import Design, Roles, cell_stats, check_roles, is_balanced, level_codes, outcome_values
+from .roles import (
+    Design,
+    Roles,
+    cell_stats,
+    check_roles,
+    is_balanced,
+    is_constant,
+    level_codes,
+    outcome_values,
+)
 from .terms import Term
 
 #: Roles a formula's column can take, so that the roles API's keywords reach it.
@@ -272,7 +281,7 @@ def validate_formula(
     _confounded(terms, codes, replicates, len(cells))
     balanced = is_balanced(cells, [len(levels[n]) for n in facets], item_category)
     y_sd = float(np.std(yv, ddof=1)) if len(yv) > 1 else 0.0
-    if y_sd == 0.0:
+    if is_constant(y_sd, float(np.mean(yv))):
         raise DesignError(f"Outcome {f.outcome!r} is constant over the rows used: nothing to decompose.")
     role_of = {n: c for c, n in rename.items()}
     judge_term = next((t for t in terms if t.facets == ("judge",)), None)

@@ -312,10 +312,33 @@ def outcome_values(df: pd.DataFrame, col: str) -> pd.Series:
 
 
 def level_codes(values: pd.Series) -> tuple[np.ndarray, tuple[str, ...]]:
-    """Integer codes and string labels, levels in natural (numeric if possible) order."""
-    cat = pd.Categorical(values)
+    """Integer codes and string labels of the levels present, in natural (numeric if possible)
+    order. A categorical column's unused categories (what pandas leaves after filtering) are no
+    levels; two values that print the same (``1`` and ``"1"``) are refused, never merged.
+
+    >>> level_codes(pd.Series(pd.Categorical(["b", "a"], categories=["a", "b", "c"])))[1]
+    ('a', 'b')
+    """
+    cat = pd.Categorical(values).remove_unused_categories()
     labels = tuple(str(c) for c in cat.categories)
+    if len(set(labels)) < len(labels):
+        same = [c for c in cat.categories if labels.count(str(c)) > 1]
+        raise DesignError(
+            f"Column {values.name!r} holds different values that print the same "
+            f"({', '.join(f'{c!r} ({type(c).__name__})' for c in same)}): one level or two? Make the "
+            f"column one type, e.g. df[{values.name!r}] = df[{values.name!r}].astype(str)."
+        )
     return np.asarray(cat.codes, dtype=np.int64), labels
+
+
+def is_constant(y_sd: float, y_mean: float) -> bool:
+    """Whether an outcome with this SD and mean is constant: SD zero, or below what floating
+    point leaves of a constant (all scores 0.7 give an SD of 1e-16, not 0).
+
+    >>> is_constant(1.1e-16, 0.7), is_constant(1e-11, 1e-10)
+    (True, False)
+    """
+    return not y_sd > 1e-12 * max(abs(y_mean), np.finfo(float).tiny)
 
 
 #: ``DataFrame.attrs`` key under which the log readers (:mod:`bayes_tee.io`) store the roles of
@@ -575,7 +598,7 @@ def assemble_design(
     get_family(family).check_outcome(outcome, non_binary)
     if overdispersion is None:
         overdispersion = bool((cells["n"] > 1).any())
-    if summary["y_sd"] == 0.0:
+    if is_constant(summary["y_sd"], summary["y_mean"]):
         raise DesignError(
             f"Outcome {outcome!r} is constant ({summary['y_mean']!r}) over the rows used: there is no "
             "variance to decompose."

@@ -136,3 +136,40 @@ def test_summary_lists_dropped_rows():
     s = d.summary()
     assert s.loc[s["what"] == "rows dropped", "value"].item() == 1
     assert isinstance(d.summary(), pd.DataFrame)
+
+
+@pytest.mark.parametrize("path", ["roles", "formula", "parquet"])
+def test_unused_categories_are_no_levels(path, tmp_path):
+    """A categorical facet keeps the categories pandas leaves after filtering; they are no levels
+    (a phantom judge made the design unbalanced and invented 24 latent cells).
+    """
+    df = bt.datasets.load("tee_demo")
+    df["judge"] = pd.Categorical(df["judge"], categories=[*sorted(df["judge"].unique()), "ghost"])
+    roles = dict(outcome="score", item="item", prompt="prompt", judge="judge")
+    if path == "formula":
+        d = bt.build_design(df, formula="score ~ judge + (1|item) + (1|prompt)")
+    elif path == "parquet":
+        df.to_parquet(tmp_path / "d.parquet")
+        d = bt.build_design(
+            str(tmp_path / "d.parquet"), **roles, temperature="temperature", replicate="replicate"
+        )
+    else:
+        d = bt.build_design(df, **roles)
+    assert d.levels["judge"] == ("judge1", "judge2", "judge3") and d.balanced
+
+
+def test_values_that_print_the_same_are_refused_not_merged():
+    df = bt.datasets.load("tee_demo")
+    df["judge"] = df["judge"].astype(object)
+    df.loc[df.index[:5], "judge"] = 1
+    df.loc[df.index[5:10], "judge"] = "1"
+    with pytest.raises(DesignError, match=r"'judge'.*print the same.*astype\(str\)"):
+        bt.validate_design(df, outcome="score", item="item", judge="judge")
+
+
+@pytest.mark.parametrize("formula", [None, "score ~ (1|item) + (1|judge)"])
+def test_a_constant_outcome_is_refused_even_with_rounding(formula):
+    """All scores 0.7: the SD is 1e-16 in floating point, not 0; it was fitted (R-hat 1e16)."""
+    df = bt.datasets.load("tee_demo").assign(score=0.7)
+    with pytest.raises(DesignError, match="constant"):
+        bt.build_design(df, formula=formula, **({} if formula else {"outcome": "score", "item": "item"}))
