@@ -29,7 +29,7 @@ import pandas as pd
 import xarray as xr
 
 from .._core import diagnostics as diag
-from .._core.exceptions import DesignWarning
+from .._core.exceptions import DesignError, DesignWarning
 from .._core.priors import PriorSpec, get_prior
 from .._core.sampling import sample
 from .._core.trees import draws_tree
@@ -146,6 +146,13 @@ def sampler_settings(
     >>> s.tune, s.draws, s.target_accept
     (500, 4000, 0.95)
     """
+    for name, value, least in (("chains", chains, 1), ("tune", tune, 0), ("draws", draws, 1)):
+        if value is not None and not (float(value) == int(value) and int(value) >= least):
+            raise DesignError(f"{name} must be an integer of at least {least}, got {value!r}.")
+    if target_accept is not None and not 0 < target_accept < 1:
+        raise DesignError(f"target_accept must be between 0 and 1, got {target_accept!r}.")
+    if sampler not in ("nutpie", "pymc"):
+        raise DesignError(f"sampler must be 'nutpie' or 'pymc', got {sampler!r}.")
     d_tune, d_draws, d_accept = family.sampler_defaults()
     seed = int(np.random.default_rng().integers(2**31)) if random_seed is None else int(random_seed)
     return Settings(

@@ -191,3 +191,12 @@ def test_extreme_scales_fit_cleanly_and_answer_on_the_users_scale(demo_df, demo_
     assert ((ours - ref["median"]).abs() <= 0.25 * (ref["high"] - ref["low"])).all(), (ours, ref["median"])
     th = post.theta().iloc[0]
     assert (th["estimate"] - shift) / scale == pytest.approx(demo_post.theta()["estimate"].iloc[0], abs=0.05)
+
+
+@pytest.mark.parametrize(
+    "bad", [dict(draws=0), dict(chains=0), dict(tune=-1), dict(draws=2.5), dict(target_accept=1.5)]
+)
+def test_sampler_settings_out_of_range_are_refused_before_sampling(bad):
+    """draws=0 returned an empty posterior and chains=0 a KeyError from deep inside."""
+    with pytest.raises(bt.DesignError, match=next(iter(bad))):
+        bt.fit_posterior(bt.datasets.load("tee_demo"), outcome="score", item="item", **bad)
