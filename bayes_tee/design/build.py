@@ -28,7 +28,7 @@ from .._core.exceptions import DesignError
 from .formula import parse_formula
 from .from_formula import validate_formula
 from .out_of_core import is_out_of_core, validate_dask
-from .roles import Design, _closest, frame_roles, validate_design
+from .roles import ROLES_ATTR, Design, _closest, frame_roles, validate_design
 
 #: The crossed facets of the TEE model that a system interacts with, in formula order.
 _SYSTEM_FACETS: tuple[str, ...] = ("item", "prompt", "temperature", "judge")
@@ -192,7 +192,20 @@ def build_design(
                 "formula= writes the judges' effect in the formula: '+ judge' for a fixed panel, "
                 "'+ (1|judge)' for a random facet; drop judge_effect=."
             )
-        lhs = parse_formula(formula).outcome
+        parsed = parse_formula(formula)
+        lhs = parsed.outcome
+        if (
+            isinstance(data, pd.DataFrame)
+            and ROLES_ATTR in data.attrs
+            and "model" in data.columns
+            and "model" not in parsed.columns
+            and data["model"].nunique() > 1
+        ):
+            raise DesignError(
+                "The frame holds several models in column 'model' and the formula does not name it: "
+                "their scores would be pooled as replicates. Compare them with system='model' (and "
+                "'+ model' in the formula), or fit one at a time, e.g. df[df['model'] == ...]."
+            )
         if outcome is not None and outcome != lhs:
             raise DesignError(
                 f"outcome={outcome!r} but the formula's outcome is {lhs!r}; give one of the two."

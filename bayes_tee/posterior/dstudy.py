@@ -82,6 +82,27 @@ def fields_from_n(design, n: dict) -> dict[str, object]:
     return out
 
 
+def merge_counts(design, counts: dict, n: dict | None) -> dict[str, object]:
+    """The design fields of ``n_*`` keywords and an ``n={facet: counts}`` dict together; a field
+    given both ways, or a count for a facet the fit does not have, is refused (never dropped).
+    """
+    given = {k: v for k, v in counts.items() if v is not None}
+    from_n = fields_from_n(design, n or {})
+    both = sorted(set(given) & set(from_n))
+    if both:
+        raise ValueError(f"{both[0]} is given twice (as a keyword and in n=): give it once.")
+    out = {**given, **from_n}
+    for field, facet in FIELDS.items():
+        if facet in ("item", "replicate", "category") or facet in design.facets or field not in out:
+            continue
+        if any(float(v) != 1 for v in np.atleast_1d(out[field])):
+            raise ValueError(
+                f"{field}={out[field]!r}: this fit has no {facet} facet (one {facet}, or none given), "
+                f"so its count cannot be projected; fit with {facet}= to project it."
+            )
+    return out
+
+
 def design_grid(fields: dict[str, str] | None = None, **counts: float | list[float] | None) -> pd.DataFrame:
     """Every combination of the given counts (a scalar is a one-value list), one row per design.
 
@@ -98,6 +119,8 @@ def design_grid(fields: dict[str, str] | None = None, **counts: float | list[flo
         raise ValueError(f"unknown design field(s) {sorted(unknown)}; use {list(fields)}.")
     given = {k: (list(v) if np.ndim(v) else [v]) for k, v in counts.items() if v is not None}
     for k, vals in given.items():
+        if not vals:
+            raise ValueError(f"{k} has no counts: give one or more, e.g. {k}=[1, 3].")
         if any(not (float(x) >= 1) for x in vals):
             raise ValueError(f"{k} must be at least 1, got {vals}.")
     rows = list(itertools.product(*given.values()))
@@ -171,6 +194,8 @@ def summarize_designs(
     ratio = var / var_current[:, None]
     out = summarize_samples(se, level, "se_").join(summarize_samples(ratio, level, "var_ratio_"))
     if target_se is not None:
+        if not target_se > 0:
+            raise ValueError(f"target_se must be positive, got {target_se!r}.")
         out["p_below_target"] = (se < target_se).mean(axis=0)
     return out
 
@@ -348,7 +373,7 @@ def dstudy(
 
     >>> post.dstudy(n_items=[50, 100, 200], n_prompts=[1, 3, 5])  # doctest: +SKIP
     """
-    n = {**counts, **fields_from_n(post.design, n or {})}
+    n = merge_counts(post.design, counts, n)
     check_judges(post, judges, n.get("n_judges"))
     check_positions(post, n.get("n_positions"))
     grid = grid_for(post, **n)

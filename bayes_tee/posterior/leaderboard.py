@@ -45,8 +45,8 @@ from .dstudy import (
     difference_variance,
     difference_weights,
     fields_for,
-    fields_from_n,
     grid_for,
+    merge_counts,
     summarize_designs,
     system_error_terms,
 )
@@ -390,8 +390,7 @@ def separation(
                 f"{name}= is a setting of theta_hat's D-study; the difference between two systems is "
                 f"projected with over='new' or 'panel' (got {name}={value!r})."
             )
-    given = {k: v for k, v in counts.items() if v is not None}
-    given |= fields_from_n(post.design, n or {})
+    given = merge_counts(post.design, counts, n)
     if f"n_{system}" in given:
         raise ValueError("The number of systems does not change the SE of a difference between two of them.")
     fields = fields_for(post.design)

@@ -173,3 +173,13 @@ def test_a_constant_outcome_is_refused_even_with_rounding(formula):
     df = bt.datasets.load("tee_demo").assign(score=0.7)
     with pytest.raises(DesignError, match="constant"):
         bt.build_design(df, formula=formula, **({} if formula else {"outcome": "score", "item": "item"}))
+
+
+def test_a_formula_on_a_reader_frame_of_several_models_is_refused_not_pooled():
+    """The roles path refused this frame; the formula path pooled the models as replicates."""
+    df = bt.simulate.systems_dgp(n_systems=2, n_items=10, random_seed=0)
+    df.attrs["bayes_tee_roles"] = {"outcome": "score", "item": "item", "judge": "judge"}
+    with pytest.raises(DesignError, match="several models"):
+        bt.build_design(df, formula="score ~ (1|item) + (1|judge)")
+    d = bt.build_design(df, formula="score ~ model + (1|item) + (1|judge) + (1|model:item)", system="model")
+    assert d.system == "system"

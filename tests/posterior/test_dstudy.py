@@ -176,3 +176,21 @@ def test_dstudy_plots_render(post, tmp_path):
         path = tmp_path / f"{name}.png"
         fig.savefig(path, dpi=60)
         assert path.stat().st_size > 5000
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        (dict(n_positions=2), "no position facet"),
+        (dict(n_prompts=2, n={"prompt": [3]}), "given twice"),
+        (dict(n={"prompt": []}), "no counts"),
+        (dict(target_se=-1.0), "positive"),
+    ],
+)
+def test_a_request_it_cannot_honour_is_refused_not_ignored(kw, match):
+    """A count for a facet the fit lacks changed the calls and left the SE alone; a count given
+    twice lost one; an empty list gave an empty table; a negative target was accepted.
+    """
+    post = bt.load(DEMO)
+    with pytest.raises(ValueError, match=match):
+        post.dstudy(**kw)
