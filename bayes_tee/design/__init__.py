@@ -4,6 +4,6 @@ One way in, :func:`~bayes_tee.design.build.build_design` (a frame, parquet or da
 roles or an lme4-style formula), over the modules that do the work: :mod:`~.terms` (the model's
 terms), :mod:`~.formula` (the formula parser and writer), :mod:`~.roles` (column roles, the
 ``Design`` and its cell statistics), :mod:`~.from_formula` (any design by formula),
-:mod:`~.out_of_core` (per-cell statistics with dask) and :mod:`~.losses` (dropped rows,
-counted). No module here creates a PyMC object.
+:mod:`~.out_of_core` (per-cell statistics with dask), :mod:`~.coding` (values to levels, rows
+to cells) and :mod:`~.losses` (dropped rows, counted). No module here creates a PyMC object.
 """

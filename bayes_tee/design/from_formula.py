@@ -34,18 +34,10 @@ import pandas as pd
 
 from .._core.exceptions import DesignError, DesignWarning
 from ..families import get_family
+from .coding import cell_stats, is_constant, level_codes
 from .formula import Formula, formula_terms, parse_formula
 from .losses import drop_missing, dropped_notes
-from .roles import (
-    Design,
-    Roles,
-    cell_stats,
-    check_roles,
-    is_balanced,
-    is_constant,
-    level_codes,
-    outcome_values,
-)
+from .roles import Design, Roles, check_roles, is_balanced, outcome_values
 from .terms import Term
 
 #: Roles a formula's column can take, so that the roles API's keywords reach it.

@@ -25,6 +25,7 @@ import pandas as pd
 from .._core.exceptions import DesignError, DesignWarning
 from ..families import FAMILIES, get_family
 from ..pairwise.verdicts import recode, verdict_scores
+from .coding import cell_stats, is_constant, level_codes
 from .losses import drop_missing, dropped_notes
 from .terms import FACETS, Term, model_terms
 
@@ -309,36 +310,6 @@ def outcome_values(df: pd.DataFrame, col: str) -> pd.Series:
             "Replace them with NaN (they are then dropped and counted) or fix the scores."
         )
     return y
-
-
-def level_codes(values: pd.Series) -> tuple[np.ndarray, tuple[str, ...]]:
-    """Integer codes and string labels of the levels present, in natural (numeric if possible)
-    order. A categorical column's unused categories (what pandas leaves after filtering) are no
-    levels; two values that print the same (``1`` and ``"1"``) are refused, never merged.
-
-    >>> level_codes(pd.Series(pd.Categorical(["b", "a"], categories=["a", "b", "c"])))[1]
-    ('a', 'b')
-    """
-    cat = pd.Categorical(values).remove_unused_categories()
-    labels = tuple(str(c) for c in cat.categories)
-    if len(set(labels)) < len(labels):
-        same = [c for c in cat.categories if labels.count(str(c)) > 1]
-        raise DesignError(
-            f"Column {values.name!r} holds different values that print the same "
-            f"({', '.join(f'{c!r} ({type(c).__name__})' for c in same)}): one level or two? Make the "
-            f"column one type, e.g. df[{values.name!r}] = df[{values.name!r}].astype(str)."
-        )
-    return np.asarray(cat.codes, dtype=np.int64), labels
-
-
-def is_constant(y_sd: float, y_mean: float) -> bool:
-    """Whether an outcome with this SD and mean is constant: SD zero, or below what floating
-    point leaves of a constant (all scores 0.7 give an SD of 1e-16, not 0).
-
-    >>> is_constant(1.1e-16, 0.7), is_constant(1e-11, 1e-10)
-    (True, False)
-    """
-    return not y_sd > 1e-12 * max(abs(y_mean), np.finfo(float).tiny)
 
 
 #: ``DataFrame.attrs`` key under which the log readers (:mod:`bayes_tee.io`) store the roles of
@@ -669,17 +640,3 @@ def categories_of(
     item_category = np.empty(len(item_levels), dtype=np.int64)
     item_category[pairs["item"].to_numpy()] = pairs["cat"].to_numpy()
     return cat_levels, item_category
-
-
-def cell_stats(cell_codes: np.ndarray, y: np.ndarray, facets: list[str]) -> tuple[pd.DataFrame, np.ndarray]:
-    """Per-cell count, mean and within-cell sum of squares (centred, so exact at zero spread),
-    and each row's cell index.
-    """
-    frame = pd.DataFrame(cell_codes, columns=facets)
-    frame["y"] = y
-    grouped = frame.groupby(facets, sort=True)
-    row_cell = grouped.ngroup().to_numpy()
-    means = grouped["y"].transform("mean").to_numpy()
-    frame["dev2"] = (y - means) ** 2
-    out = frame.groupby(facets, sort=True).agg(n=("y", "size"), mean=("y", "mean"), ss=("dev2", "sum"))
-    return out.reset_index(), row_cell
