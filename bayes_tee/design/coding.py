@@ -32,13 +32,14 @@ def level_codes(values: pd.Series) -> tuple[np.ndarray, tuple[str, ...]]:
 
 
 def is_constant(y_sd: float, y_mean: float) -> bool:
-    """Whether an outcome with this SD and mean is constant: SD zero, or below what floating
-    point leaves of a constant (all scores 0.7 give an SD of 1e-16, not 0).
+    """Whether an outcome with this SD and mean is constant: SD zero, or within what floating
+    point leaves of a constant (all scores 0.7 give an SD of 1e-16, not 0): 64 machine epsilons
+    of the mean. Scores that vary in their 13th significant digit still count as varying.
 
-    >>> is_constant(1.1e-16, 0.7), is_constant(1e-11, 1e-10)
-    (True, False)
+    >>> is_constant(1.1e-16, 0.7), is_constant(1e-11, 1e-10), is_constant(5e-10, 5e3)
+    (True, False, False)
     """
-    return not y_sd > 1e-12 * max(abs(y_mean), np.finfo(float).tiny)
+    return not y_sd > 64 * np.finfo(float).eps * max(abs(y_mean), np.finfo(float).tiny)
 
 
 def cell_stats(cell_codes: np.ndarray, y: np.ndarray, facets: list[str]) -> tuple[pd.DataFrame, np.ndarray]:
