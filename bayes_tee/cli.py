@@ -565,6 +565,10 @@ def main(argv: list[str] | None = None) -> int:
     except (DesignError, FileNotFoundError, ValueError, KeyError, OSError) as err:
         print(f"bayes-tee: error: {err}", file=sys.stderr)
         return 1
+    except RuntimeError as err:  # a sampler or library failure: one line, not a traceback
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        print(f"bayes-tee: error: the fit failed: {first}", file=sys.stderr)
+        return 1
     if post is not None and getattr(args, "strict", False) and not post.diagnostics()["ok"]:
         return 2
     return 0

@@ -344,3 +344,15 @@ def test_leaderboard_fits_systems_and_reads_a_saved_comparison(tmp_path, capsys)
     assert "a difference between two systems" in capsys.readouterr().out
     assert main(["leaderboard", str(csv), *roles, "--quiet"]) == 1
     assert "--system" in capsys.readouterr().err
+
+
+def test_a_failing_fit_is_one_line_not_a_traceback(monkeypatch, capsys):
+    import bayes_tee.cli as cli
+
+    def boom(args):
+        raise RuntimeError("All initialization points failed\n  at nutpie::sampler (Rust backtrace...)")
+
+    monkeypatch.setattr(cli, "_run", boom)
+    assert main(["demo", "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert err.strip() == "bayes-tee: error: the fit failed: All initialization points failed"

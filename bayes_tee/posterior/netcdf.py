@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 import xarray as xr
 
+from .._core.exceptions import DesignError
 from .._core.trees import draws_tree, group
 from .._core.version import __version__
 
@@ -47,7 +48,16 @@ def write(
     and the per-cell statistics ``cells`` to ``path``; returns the path.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_dir():
+        raise DesignError(
+            f"{str(path)!r} is a folder: give a file name, e.g. {str(path / 'posterior.nc')!r}."
+        )
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "ab"):
+            pass
+    except OSError as err:
+        raise DesignError(f"Cannot write {str(path)!r} ({err.strerror}): choose a writable folder.") from None
     meta = {"format": FORMAT, "version": __version__, **meta}
     post = posterior.assign_attrs(bayes_tee=json.dumps(meta))
     constant = xr.Dataset({c: ("cell", cells[c].to_numpy()) for c in cells.columns})

@@ -187,6 +187,8 @@ def reliability(
         random) would move the median E rho^2 by more than :data:`JUDGE_STATUS_TOLERANCE`: the
         coefficient then depends on whether these judges are the universe or a sample of it.
     """
+    if not 0 < level < 1:
+        raise ValueError(f"level must be between 0 and 1, got {level!r}.")
     design = post.design
     obj = design.facet_of(object)
     grid = n_grid(design, obj, n)

@@ -113,3 +113,15 @@ def test_an_unknown_format_is_refused_naming_the_version_and_the_fix(tmp_path):
     tree.to_netcdf(tmp_path / "future.nc", engine="h5netcdf")
     with pytest.raises(ValueError, match=r"bayes_tee 9\.0 .*bayes-tee fit"):
         bt.load(tmp_path / "future.nc")
+
+
+def test_saving_onto_a_folder_or_an_unwritable_place_says_so(tmp_path):
+    post = bt.load(Path(__file__).resolve().parents[2] / "models" / "tee_demo.nc")
+    with pytest.raises(bt.DesignError, match="is a folder"):
+        post.save(tmp_path)
+    blocker = tmp_path / "file.txt"
+    blocker.write_text("x")
+    with pytest.raises(bt.DesignError, match="Cannot write"):
+        post.save(blocker / "sub" / "p.nc")
+    with pytest.raises(ValueError, match="level"):
+        post.reliability(level=1.5)
