@@ -28,15 +28,54 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 
 from ._core.exceptions import DesignError, DesignWarning, DiagnosticWarning
-from ._core.priors import PRESETS
-from .families import FAMILIES
-from .likelihoods import METHODS
 
-# Only names are imported above: each subcommand loads its machinery (pandas, the fit, ArviZ,
-# matplotlib) when it runs, so `bayes-tee --help` answers at once.
+# Nothing heavy is imported above: each subcommand loads its machinery (pandas, the fit, ArviZ,
+# matplotlib) when it runs, and the lists of prior presets, families and likelihoods are read
+# from their registries only when a subcommand's help or its arguments need them, so
+# `bayes-tee --help` loads neither NumPy nor SciPy.
+
+
+class _Names(Sequence):
+    """The names of a registry, read on first use (an ``argparse`` ``choices``)."""
+
+    def __init__(self, load):
+        self._load, self._names = load, None
+
+    def _get(self) -> tuple[str, ...]:
+        if self._names is None:
+            self._names = tuple(self._load())
+        return self._names
+
+    def __getitem__(self, i):
+        return self._get()[i]
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+
+def _presets() -> tuple[str, ...]:
+    from ._core.priors import PRESETS
+
+    return tuple(PRESETS)
+
+
+def _families() -> tuple[str, ...]:
+    from .families import FAMILIES
+
+    return tuple(FAMILIES)
+
+
+def _methods() -> tuple[str, ...]:
+    from .likelihoods import METHODS
+
+    return METHODS
+
+
+PRESETS, FAMILIES, METHODS = _Names(_presets), _Names(_families), _Names(_methods)
 
 ROLE_FLAGS = ("outcome", "item", "prompt", "judge", "temperature", "replicate", "category", "position")
 #: ``--from`` choice -> the :mod:`bayes_tee.io` reader.
@@ -287,9 +326,10 @@ def _data_args(p: argparse.ArgumentParser, saved: bool = False) -> None:
     p.add_argument("--roles", help="TOML file with the column roles")
     p.add_argument(
         "--family",
-        choices=tuple(FAMILIES),
+        choices=FAMILIES,
+        metavar="FAMILY",  # an explicit metavar: argparse reads the choices only to print help
         default="gaussian",
-        help="gaussian: linear (probability) model; binomial: logit GLMM for 0/1 outcomes",
+        help="%(choices)s; gaussian: linear (probability) model; binomial: logit GLMM for 0/1 outcomes",
     )
     p.add_argument(
         "--judge-effect",
@@ -297,12 +337,15 @@ def _data_args(p: argparse.ArgumentParser, saved: bool = False) -> None:
         default="fixed",
         help="judges as a fixed panel (sensitivity index, the default) or a random facet",
     )
-    p.add_argument("--priors", choices=tuple(PRESETS), help="prior preset (default: half-t(3) on every SD)")
+    p.add_argument(
+        "--priors", choices=PRESETS, metavar="PRESET", help="%(choices)s (default: half-t(3) on every SD)"
+    )
     p.add_argument(
         "--method",
         choices=METHODS,
+        metavar="METHOD",
         default="auto",
-        help="likelihood (default auto: the fastest exact form for the layout)",
+        help="%(choices)s (default auto: the fastest exact form for the layout)",
     )
     p.add_argument(
         "--formula",

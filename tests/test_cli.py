@@ -356,3 +356,15 @@ def test_a_failing_fit_is_one_line_not_a_traceback(monkeypatch, capsys):
     assert main(["demo", "--quiet"]) == 1
     err = capsys.readouterr().err
     assert err.strip() == "bayes-tee: error: the fit failed: All initialization points failed"
+
+
+def test_help_loads_neither_numpy_nor_scipy():
+    """`bayes-tee --help` answers before any numerical library is imported (the registries'
+    names are read only when a subcommand's help or arguments need them).
+    """
+    code = (
+        "import sys\nfrom bayes_tee.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('numpy', 'scipy', 'pandas') if m in sys.modules), file=sys.stderr)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stderr.strip().splitlines()[-1] == "[]"

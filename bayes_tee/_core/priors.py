@@ -31,7 +31,6 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-from scipy.special import gammaln
 
 if TYPE_CHECKING:
     import pymc as pm
@@ -87,6 +86,8 @@ class SDPrior:
         >>> round(SDPrior("half_normal", 1.0).log_normaliser(1.0), 4)
         -0.2258
         """
+        from scipy.special import gammaln  # scipy is loaded where a density is built
+
         s = self.scale * outcome_sd
         if self.family == "half_t":
             nu = self.nu
