@@ -363,7 +363,8 @@ def test_help_loads_neither_numpy_nor_scipy():
     names are read only when a subcommand's help or arguments need them).
     """
     code = (
-        "import sys\nfrom bayes_tee.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "import sys\nfrom bayes_tee.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
         "print(sorted(m for m in ('numpy', 'scipy', 'pandas') if m in sys.modules), file=sys.stderr)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
