@@ -172,11 +172,7 @@ def build_design(
         Arguments that contradict each other or the data, with the fix.
     """
     if system is not None:
-        return _system_design(
-            data, formula=formula, outcome=outcome, item=item, prompt=prompt, judge=judge,
-            temperature=temperature, replicate=replicate, category=category, position=position,
-            swapped=swapped, judge_effect=judge_effect, system=system, family=family, warn=warn,
-        )  # fmt: skip
+        _check_system(data, system, family, position, swapped)
     if formula is not None:
         if position is not None or replicate is not None or swapped is not None:
             raise DesignError(
@@ -195,7 +191,8 @@ def build_design(
         parsed = parse_formula(formula)
         lhs = parsed.outcome
         if (
-            isinstance(data, pd.DataFrame)
+            system is None
+            and isinstance(data, pd.DataFrame)
             and ROLES_ATTR in data.attrs
             and "model" in data.columns
             and "model" not in parsed.columns
@@ -212,7 +209,13 @@ def build_design(
             )
         return validate_formula(
             data, formula, item=item, prompt=prompt, judge=judge, temperature=temperature,
-            category=category, family=family, warn=warn,
+            category=category, system=system, family=family, warn=warn,
+        )  # fmt: skip
+    if system is not None:
+        return _system_design(
+            data, system=system, judge_effect=judge_effect, family=family, warn=warn, outcome=outcome,
+            item=item, prompt=prompt, judge=judge, temperature=temperature, replicate=replicate,
+            category=category,
         )  # fmt: skip
     if is_out_of_core(data):
         if outcome is None or item is None:
@@ -234,10 +237,8 @@ def build_design(
     )  # fmt: skip
 
 
-def _system_design(
-    data, *, formula, system, family, judge_effect, position, swapped, warn, **roles
-) -> Design:
-    """The design of a comparison of systems (see :func:`build_design`)."""
+def _check_system(data: object, system: str, family: str, position, swapped) -> None:
+    """Refuse what a comparison of systems cannot fit, naming the limitation."""
     if family != "gaussian":
         raise DesignError(
             f"system= compares systems on the linear model (family='gaussian', the linear probability "
@@ -259,20 +260,13 @@ def _system_design(
         raise DesignError(
             f"system={system!r} is not a column of the data.{_closest(system, list(map(str, data.columns)))}"
         )
-    if formula is not None:
-        if roles.get("replicate") is not None:
-            raise DesignError(
-                "formula= takes no position= or replicate=: the rows of a cell of the formula's facets "
-                "are its replicates; write any other facet into the formula as a term."
-            )
-        lhs = parse_formula(formula).outcome
-        if roles.get("outcome") not in (None, lhs):
-            raise DesignError(
-                f"outcome={roles['outcome']!r} but the formula's outcome is {lhs!r}; give one of the two."
-            )
-        keep = {k: v for k, v in roles.items() if k not in ("outcome", "replicate")}
-        return validate_formula(data, formula, **keep, system=system, family=family, warn=warn)
-    given = frame_roles(data, {**roles, "judge": roles.get("judge")}, system=system)
+
+
+def _system_design(data: pd.DataFrame, *, system: str, judge_effect, family, warn, **roles) -> Design:
+    """The design of a comparison of systems from column roles: the formula they write with
+    the systems (:func:`system_formula`), and its notes.
+    """
+    given = frame_roles(data, roles, system=system)
     text, notes = system_formula(data, given, system, judge_effect)
     keep = {k: given.get(k) for k in ("item", "prompt", "judge", "temperature", "category")}
     keep = {k: v for k, v in keep.items() if v is not None and v in text}

@@ -16,10 +16,9 @@ import numpy as np
 import pandas as pd
 
 from .._core import diagnostics as diag
-from .._core.version import __version__
 from ..plots import plot_dstudy, plot_frontier, plot_leaderboard, plot_p_better, plot_ranks
 from . import leaderboard as board
-from .report import CSS, _pct, _png, _prob, _quiet, _table, design_line, framed_summary
+from .report import _pct, _png, _prob, _quiet, _table, budget_plan, framed_summary, page_head, report_grid
 
 if TYPE_CHECKING:
     from .facade import Posterior
@@ -125,38 +124,13 @@ def report(
     signature and not used here.
     """
     path = Path(path)
-    d = post.design
-    dg = post.diagnostics()
-    msg = diag.message(dg)
-    c = d.counts
     table = _quiet(board.leaderboard, post, level=level)
     pairs = _quiet(board.pairs, post, level=level)
     closest = pairs.reindex(pairs["difference"].abs().sort_values().index).head(N_PAIRS)
-    n_grid = sorted({int(x) for x in np.geomspace(max(5, c["item"] / 4), c["item"] * 8, 10).round()})
-    dst = _quiet(post.dstudy, n_items=n_grid, n_prompts=sorted({1, int(c.get("prompt", 1)), 5}))
-    calls = float(d.n_rows)
-    price = (
-        float(np.mean(list(cost_per_call.values())))
-        if isinstance(cost_per_call, Mapping)
-        else float(cost_per_call)
-    )
-    budget = float(budget) if budget is not None else 4 * calls * price
-    plan = _quiet(post.allocate, budget, cost_per_call=cost_per_call, max_items=int(c["item"] * 8))
+    dst = _quiet(post.dstudy, **report_grid(post))
+    budget, plan = budget_plan(post, budget, cost_per_call)
     parts = [
-        f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-        f"<style>{CSS}</style></head><body><h1>{html.escape(title)}</h1>",
-        f"<p class='sub'>{html.escape(design_line(post))}</p>",
-        f"<p class='stamp'>bayes_tee {__version__}; outcome column {html.escape(str(d.roles.outcome))}, "
-        f"{post.scale} scale</p>",
-        "<h2>Write-up</h2>",
-        f"<p class='para'>{html.escape(writeup(post, level=level))}</p>",
-        "<h2>Diagnostics</h2>",
-        f"<div class='warn'>WARNING: {html.escape(msg)}</div>"
-        if msg
-        else "<div class='ok'>All diagnostics passed.</div>",
-        _table(pd.DataFrame([{k: v for k, v in dg.items() if k != "problems"}])),
-        "<h2>Design</h2>",
-        _table(d.summary().fillna("")),
+        *page_head(post, title, writeup(post, level=level)),
         "<h2>Leaderboard</h2>",
         f"<p>{level:.0%} intervals. <b>panel</b>: for these judges and prompts, over the item "
         f"population; <b>new</b>: {html.escape(table.attrs['note'].removeprefix('new: '))}.</p>",
@@ -167,7 +141,7 @@ def report(
         f"<p>The {len(closest)} closest pairs of {len(pairs)}; simultaneous intervals hold for all "
         f"pairs at once (Sidak, {pairs.attrs['simultaneous_level']:.4f} each).</p>",
         _table(closest),
-        _png(plot_p_better(_quiet(board.p_better_matrix, post))),
+        _png(plot_p_better(board.p_better_matrix(post, table=pairs))),
         "<h2>What sets the error of a difference</h2>",
         _table(_quiet(post.shares).drop(columns="divisor")),
         "<h2>Relative D-study: the SE of a difference</h2>",

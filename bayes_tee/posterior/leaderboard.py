@@ -145,16 +145,29 @@ def _half(level: float, var: np.ndarray) -> float:
 
 
 def score_draws(
-    post: Posterior, over: Over = "new", sims: int = RANK_SIMS, random_seed: int | None = 0
+    post: Posterior,
+    over: Over = "new",
+    sims: int = RANK_SIMS,
+    random_seed: int | None = 0,
+    *,
+    est: np.ndarray | None = None,
+    var: np.ndarray | None = None,
 ) -> np.ndarray:
     """Draws of every system's score, up to a shift they all share: the estimate plus its
-    system-specific error (``(n_draws * sims, n_systems)``), for ranks and P(best).
+    system-specific error (``(n_draws * sims, n_systems)``), for ranks and P(best). ``est``
+    and ``var`` (the estimates and the ``{over}_own`` error variances) when already at hand.
     """
-    est = system_estimates(post).to_numpy()
-    var = error_variances(post)[f"{over}_own"]  # (systems, draws)
+    est = system_estimates(post).to_numpy() if est is None else est
+    var = error_variances(post)[f"{over}_own"] if var is None else var  # (systems, draws)
     rng = np.random.default_rng(random_seed)
     z = rng.standard_normal((var.shape[1], sims, var.shape[0]))
     return (est + z * np.sqrt(var.T)[:, None, :]).reshape(-1, var.shape[0])
+
+
+def ranks_of(draws: np.ndarray, higher_is_better: bool = True) -> np.ndarray:
+    """Each system's rank (1 = best) in every row of score ``draws``, ``(n_draws, n_systems)``."""
+    sign = -1.0 if higher_is_better else 1.0
+    return np.argsort(np.argsort(sign * draws, axis=1), axis=1) + 1
 
 
 def leaderboard(
@@ -191,9 +204,8 @@ def leaderboard(
     _check(level, over)
     est = system_estimates(post)
     var = error_variances(post)
-    draws = score_draws(post, over, random_seed=random_seed)
-    sign = -1.0 if higher_is_better else 1.0
-    ranks = np.argsort(np.argsort(sign * draws, axis=1), axis=1) + 1
+    draws = score_draws(post, over, random_seed=random_seed, est=est.to_numpy(), var=var[f"{over}_own"])
+    ranks = ranks_of(draws, higher_is_better)
     a = (1 - level) / 2
     out = pd.DataFrame({"system": est.index, "estimate": est.to_numpy()})
     for kind in ("panel", "new"):
@@ -288,9 +300,13 @@ def compare(post: Posterior, a: str, b: str, *, level: float = 0.9, over: Over =
     return pairs(post, level=level, over=over, systems=[a, b]).iloc[0]
 
 
-def p_better_matrix(post: Posterior, over: Over = "new") -> pd.DataFrame:
-    """P(row system scores higher than column system), systems best first."""
-    table = pairs(post, over=over)
+def p_better_matrix(
+    post: Posterior, over: Over = "new", *, table: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """P(row system scores higher than column system), systems best first (from ``table``, a
+    :func:`pairs` table of ``post`` already at hand, else computed).
+    """
+    table = pairs(post, over=over) if table is None else table
     names = list(dict.fromkeys([*table["system_a"], *table["system_b"]]))
     m = pd.DataFrame(np.nan, index=names, columns=names)
     for r in table.itertuples():
@@ -452,12 +468,10 @@ def rank_probabilities(
     """P(rank = r) for every system (rows, best first) and rank (columns 1..S), from the same
     draws as the leaderboard's ranks.
     """
-    draws = score_draws(post, over, random_seed=random_seed)
-    sign = -1.0 if higher_is_better else 1.0
-    ranks = np.argsort(np.argsort(sign * draws, axis=1), axis=1) + 1
-    S = draws.shape[1]
-    probs = np.stack([(ranks == r).mean(axis=0) for r in range(1, S + 1)], axis=1)
-    names = list(post.design.levels[require_systems(post)])
-    out = pd.DataFrame(probs, index=pd.Index(names, name="system"), columns=range(1, S + 1))
-    order = np.argsort(sign * system_estimates(post).to_numpy())
-    return out.iloc[order]
+    est = system_estimates(post)
+    ranks = ranks_of(score_draws(post, over, random_seed=random_seed, est=est.to_numpy()), higher_is_better)
+    S = ranks.shape[1]
+    # one vectorised count: probs[s, r-1] = P(system s has rank r)
+    probs = (ranks[:, :, None] == np.arange(1, S + 1)).mean(axis=0)
+    out = pd.DataFrame(probs, index=pd.Index(list(est.index), name="system"), columns=range(1, S + 1))
+    return out.iloc[np.argsort((-1.0 if higher_is_better else 1.0) * est.to_numpy())]

@@ -372,6 +372,55 @@ img{max-width:100%}.missing{color:#c44e52;font-weight:600}.tw{overflow-x:auto;ma
 .sub{color:#555;margin-top:-.6em}.stamp{color:#888;font-size:.8em}"""
 
 
+def report_grid(post: "Posterior") -> dict[str, list[int]]:
+    """The D-study grid a report draws: items from a quarter to 8x the observed count, prompts
+    1, as observed and 5.
+    """
+    c = post.design.counts
+    items = sorted({int(x) for x in np.geomspace(max(5, c["item"] / 4), c["item"] * 8, 10).round()})
+    return {"n_items": items, "n_prompts": sorted({1, int(c.get("prompt", 1)), 5})}
+
+
+def budget_plan(
+    post: "Posterior", budget: float | None, cost_per_call: float | Mapping[str, float]
+) -> tuple[float, object]:
+    """The report's budget (default: four times what the pilot's calls cost) and the plan
+    :meth:`Posterior.allocate` makes at it, with up to 8x the observed items.
+    """
+    price = (
+        float(np.mean(list(cost_per_call.values())))
+        if isinstance(cost_per_call, Mapping)
+        else float(cost_per_call)
+    )
+    budget = float(budget) if budget is not None else 4 * float(post.design.n_rows) * price
+    items = int(post.design.counts["item"] * 8)
+    return budget, _quiet(post.allocate, budget, cost_per_call=cost_per_call, max_items=items)
+
+
+def page_head(post: "Posterior", title: str, paragraph: str) -> list[str]:
+    """The HTML every report opens with: title, design line, stamp, the write-up ``paragraph``,
+    the diagnostics (a failed fit in red) and the design table.
+    """
+    d, dg = post.design, post.diagnostics()
+    msg = diag.message(dg)
+    return [
+        f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+        f"<style>{CSS}</style></head><body><h1>{html.escape(title)}</h1>",
+        f"<p class='sub'>{html.escape(design_line(post))}</p>",
+        f"<p class='stamp'>bayes_tee {__version__}; outcome column {html.escape(str(d.roles.outcome))!s}, "
+        f"{post.scale} scale</p>",
+        "<h2>Write-up</h2>",
+        f"<p class='para'>{html.escape(paragraph)}</p>",
+        "<h2>Diagnostics</h2>",
+        f"<div class='warn'>WARNING: {html.escape(msg)}</div>"
+        if msg
+        else "<div class='ok'>All diagnostics passed.</div>",
+        _table(pd.DataFrame([{k: v for k, v in dg.items() if k != "problems"}])),
+        "<h2>Design</h2>",
+        _table(d.summary().fillna("")),
+    ]
+
+
 def report(
     post: "Posterior",
     path: str | Path,
@@ -413,20 +462,9 @@ def report(
     """
     path = Path(path)
     d = post.design
-    dg = post.diagnostics()
-    msg = diag.message(dg)
-    c = d.counts
-    n_grid = sorted({int(x) for x in np.geomspace(max(5, c["item"] / 4), c["item"] * 8, 10).round()})
-    dst = _quiet(post.dstudy, n_items=n_grid, n_prompts=sorted({1, int(c.get("prompt", 1)), 5}))
+    dst = _quiet(post.dstudy, **report_grid(post))
     inter = _quiet(post.interventions)
-    calls = float(d.n_rows)
-    price = (
-        float(np.mean(list(cost_per_call.values())))
-        if isinstance(cost_per_call, Mapping)
-        else float(cost_per_call)
-    )
-    budget = float(budget) if budget is not None else 4 * calls * price
-    plan = _quiet(post.allocate, budget, cost_per_call=cost_per_call, max_items=int(c["item"] * 8))
+    budget, plan = budget_plan(post, budget, cost_per_call)
     try:
         sens = post.sensitivity()
     except ValueError as err:  # a cell/GLMM posterior saved without its effects
@@ -434,20 +472,7 @@ def report(
         sens_note = str(err)
     th = _quiet(post.theta, level=level)
     parts = [
-        f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-        f"<style>{CSS}</style></head><body><h1>{html.escape(title)}</h1>",
-        f"<p class='sub'>{html.escape(design_line(post))}</p>",
-        f"<p class='stamp'>bayes_tee {__version__}; outcome column {html.escape(str(d.roles.outcome))!s}, "
-        f"{post.scale} scale</p>",
-        "<h2>Write-up</h2>",
-        f"<p class='para'>{html.escape(writeup(post, level=level))}</p>",
-        "<h2>Diagnostics</h2>",
-        f"<div class='warn'>WARNING: {html.escape(msg)}</div>"
-        if msg
-        else "<div class='ok'>All diagnostics passed.</div>",
-        _table(pd.DataFrame([{k: v for k, v in dg.items() if k != "problems"}])),
-        "<h2>Design</h2>",
-        _table(d.summary().fillna("")),
+        *page_head(post, title, writeup(post, level=level)),
         f"<p>{d.n_rows:,} calls used; {sum(d.dropped.values())} rows dropped (missing score or role).</p>",
         "<h2>Variance components and shares</h2>",
         f"<p>Components on the {post.scale} scale, 90% intervals.</p>",
