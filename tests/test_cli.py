@@ -272,7 +272,7 @@ def test_demo_in_a_fresh_process_prints_no_library_warnings(tmp_path):
 @pytest.mark.slow
 def test_report_of_a_pilot_with_calls_lost_at_random(pilot, tmp_path, capsys):
     """The CLI's main output on the data users have: fit a pilot with 2% of calls lost (the
-    augmented likelihood, whose power-scaling goes through the marginal model), then report.
+    blocks likelihood, whose power-scaling goes through the marginal model), then report.
     """
     df = pd.read_csv(pilot / "pilot.csv")
     df = df[np.random.default_rng(3).random(len(df)) > 0.02]  # the issue: a 2%-missing pilot
@@ -280,7 +280,7 @@ def test_report_of_a_pilot_with_calls_lost_at_random(pilot, tmp_path, capsys):
     nc, html = tmp_path / "lossy.nc", tmp_path / "lossy.html"
     argv = ["fit", str(tmp_path / "lossy.csv"), "--roles", str(pilot / "roles.toml"), "--out", str(nc)]
     assert main([*argv, "--draws", "300", "--tune", "300", "--quiet"]) == 0
-    assert bt.load(nc).method == "augmented"
+    assert bt.load(nc).method == "blocks"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bt.DiagnosticWarning)
         assert main(["report", str(nc), "--html", str(html)]) == 0

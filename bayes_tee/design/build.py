@@ -132,6 +132,7 @@ def build_design(
     family: str = "gaussian",
     overdispersion: bool | None = None,
     warn: bool = True,
+    client: object = None,
 ) -> Design:
     """The validated design of long evaluation data.
 
@@ -161,6 +162,9 @@ def build_design(
     warn : bool
         Say the design's notes (dropped rows, one-level facets) as
         :class:`~bayes_tee.DesignWarning`; callers that say them at their own call pass ``False``.
+    client : distributed.Client, optional
+        Compute a dask frame's or parquet dataset's per-cell statistics on this
+        ``dask.distributed`` cluster (:func:`~bayes_tee.design.out_of_core.validate_dask`).
 
     Returns
     -------
@@ -171,6 +175,11 @@ def build_design(
     DesignError
         Arguments that contradict each other or the data, with the fix.
     """
+    if client is not None and not is_out_of_core(data):
+        raise DesignError(
+            "client= computes out-of-core data on a dask cluster: pass a dask DataFrame or a parquet "
+            "path with it, or leave client=None for a pandas DataFrame (already in memory)."
+        )
     if system is not None:
         _check_system(data, system, family, position, swapped)
     if formula is not None:
@@ -228,7 +237,7 @@ def build_design(
         return validate_dask(
             data, outcome=outcome, item=item, prompt=prompt, judge=judge, temperature=temperature,
             replicate=replicate, category=category, judge_effect=judge_effect, family=family,
-            overdispersion=overdispersion, warn=warn,
+            overdispersion=overdispersion, warn=warn, client=client,
         )  # fmt: skip
     return validate_design(
         data, outcome=outcome, item=item, prompt=prompt, judge=judge, temperature=temperature,

@@ -60,6 +60,25 @@ def _dask():
     return dask, dd
 
 
+def cluster_scheduler(client: object):
+    """What ``dask.compute(scheduler=...)`` takes for ``client``: the client itself, or ``None``
+    (dask's default) without one.
+
+    >>> cluster_scheduler(None) is None
+    True
+    """
+    if client is None:
+        return None
+    if not ("Client" in type(client).__name__ and hasattr(client, "get")):
+        raise DesignError(
+            f"client= takes a dask.distributed Client, got {type(client).__name__}. Start one with "
+            "distributed.Client(...) (pip install 'bayes_tee[cluster]'), or leave client=None."
+        )
+    if getattr(client, "status", "running") != "running":
+        raise DesignError(f"The dask client passed as client= is {client.status!r}, not running.")
+    return client
+
+
 def _dask_frame(data: OutOfCore, columns: list[str]):
     _, dd = _dask()
     if isinstance(data, (str, os.PathLike)):
@@ -87,6 +106,7 @@ def validate_dask(
     family: Literal["gaussian", "binomial"] = "gaussian",
     overdispersion: bool | None = None,
     warn: bool = True,
+    client: object = None,
 ) -> Design:
     """:func:`~bayes_tee.design.roles.validate_design` for a dask DataFrame or a parquet path.
 
@@ -97,6 +117,11 @@ def validate_dask(
         (a file or a dataset directory).
     outcome, item, prompt, judge, temperature, replicate, category, judge_effect, family, overdispersion, warn
         As for :func:`~bayes_tee.design.roles.validate_design`.
+    client : distributed.Client, optional
+        A ``dask.distributed`` client: both passes run on its cluster (a path is read by the
+        workers), and this process receives only the per-cell table, the counts and any
+        repeated labels, never the rows. Without it, dask's default scheduler (a client made
+        current with ``Client(...).as_current()`` or ``set_as_default``, else local threads).
 
     Returns
     -------
@@ -109,6 +134,7 @@ def validate_dask(
         As for pandas input, naming the column and the fix.
     """
     roles = Roles(outcome, item, prompt, judge, temperature, replicate, category, None)
+    scheduler = cluster_scheduler(client)
     given = [c for c in roles.as_dict().values() if c is not None]
     ddf = _dask_frame(data, given)
     check_roles(pd.DataFrame(columns=list(ddf.columns)), roles)
@@ -139,7 +165,7 @@ def validate_dask(
         **{k: v.sum() for k, v in missing.items()},
     }
     dask, _ = _dask()
-    (stats,) = dask.compute(stats)
+    (stats,) = dask.compute(stats, scheduler=scheduler)
     if stats["inf"]:
         raise DesignError(
             f"Outcome column {outcome!r} has {int(stats['inf'])} infinite value(s). "
@@ -163,7 +189,7 @@ def validate_dask(
             split_out=max(1, kept.npartitions)
         )
         work["dup"] = per_label[per_label > 1]
-    (done,) = dask.compute(work)
+    (done,) = dask.compute(work, scheduler=scheduler)
     cell_table = done["cells"]
     cell_table.columns = ["n", "sum", "sum2"]
     cell_table = cell_table.reset_index()

@@ -154,6 +154,13 @@ class Design:
         return len(self.cells)
 
     @property
+    def complete(self) -> bool:
+        """Every cell of the full cross present with the same number of calls; categories may
+        differ in size (the strata likelihood is exact then, :mod:`bayes_tee.likelihoods.anova`).
+        """
+        return self.n_cells == self.n_full_cells and self.cells["n"].nunique() == 1
+
+    @property
     def n_full_cells(self) -> int:
         """Number of cells in the full cross of the facets."""
         return int(np.prod([len(self.levels[f]) for f in self.facets]))

@@ -43,6 +43,52 @@ class FixedStratum:
 
 
 @dataclass(frozen=True)
+class CategoryMeans:
+    """The items' category means, the exact term that replaces the category stratum and the
+    grand mean when items are nested in categories (of any sizes).
+
+    With every item complete, an item's mean over its cells is ``mu + shared + c_g + e_i``:
+    ``shared`` the item-free effects averaged over their levels (the same for every item,
+    variance ``kappa``), ``c_g`` its category's effect (``sigma_category^2``) and ``e_i`` the item's
+    own effects and errors averaged over its cells (``item``). The within-category contrasts of
+    the item means are the ``item`` stratum; the category means ``u`` are independent of every
+    stratum and ``u ~ N(mu 1, diag(sigma_category^2 + item / n_g) + kappa 1 1')``, a diagonal
+    plus rank-one covariance whose log density costs ``O(categories)`` (matrix determinant lemma
+    and Sherman-Morrison). Equal sizes give back the classical category stratum and grand mean.
+
+    Attributes
+    ----------
+    means : numpy.ndarray
+        ``u``, one per category.
+    sizes : numpy.ndarray
+        Items per category, ``n_g``.
+    cat_coef, item_coef, kappa_coef : numpy.ndarray
+        Per variance term (``Strata.var_terms``): ``sigma_category^2 = cat_coef @ sigma2``,
+        ``item = item_coef @ sigma2``, ``kappa = kappa_coef @ sigma2``.
+    """
+
+    means: np.ndarray
+    sizes: np.ndarray
+    cat_coef: np.ndarray
+    item_coef: np.ndarray
+    kappa_coef: np.ndarray
+
+
+def category_means_loglik(r: np.ndarray, a: np.ndarray, kappa: float) -> float:
+    """``log N(r; 0, diag(a) + kappa 1 1')`` without its ``2 pi`` constant, in ``O(len(r))``.
+
+    >>> r, a = np.array([0.3, -0.1, 0.5]), np.array([0.2, 0.4, 0.1])
+    >>> V = np.diag(a) + 0.3
+    >>> exact = -0.5 * (np.linalg.slogdet(V)[1] + r @ np.linalg.solve(V, r))
+    >>> bool(np.isclose(category_means_loglik(r, a, 0.3), exact))
+    True
+    """
+    s1, sr = np.sum(1.0 / a), np.sum(r / a)
+    den = 1.0 + kappa * s1
+    return float(-0.5 * (np.sum(np.log(a)) + np.log(den) + np.sum(r * r / a) - kappa * sr * sr / den))
+
+
+@dataclass(frozen=True)
 class Strata:
     """Sufficient statistics of a balanced design.
 
@@ -57,6 +103,10 @@ class Strata:
         The grand-mean stratum: ``ybar ~ N(mu, grand_coef @ sigma2 / n_total)``.
     fixed : tuple of FixedStratum
         One per fixed factor.
+    categories : CategoryMeans or None
+        With items nested in categories, the exact term that the likelihood uses in place of
+        the ``category`` stratum and the grand mean (those stay in the table, with the
+        classical unequal-size coefficient ``n0``, for the moment estimates).
     """
 
     var_terms: tuple[str, ...]
@@ -68,6 +118,16 @@ class Strata:
     n_total: int
     grand_coef: np.ndarray
     fixed: tuple[FixedStratum, ...]
+    categories: CategoryMeans | None = None
+
+    @property
+    def rows(self) -> np.ndarray:
+        """The strata that enter the likelihood as scaled chi-square terms: all but the
+        ``category`` stratum when :attr:`categories` carries it.
+        """
+        return np.array(
+            [i for i, n in enumerate(self.names) if not (self.categories and n == "category")], int
+        )
 
     def table(self) -> pd.DataFrame:
         """The ANOVA table: stratum, df, SS, MS and the EMS coefficients."""
@@ -114,8 +174,11 @@ def strata(design: Design, *, fill_missing: bool = False, within: bool = True) -
     -------
     Strata
     """
-    if not design.balanced and not fill_missing:
-        raise ValueError("strata() needs a balanced design; use the cell-level model instead.")
+    if not design.complete and not fill_missing:
+        raise ValueError(
+            "strata() needs every cell present with the same number of calls; use the cell-level "
+            "model instead."
+        )
     arr = cell_mean_array(design)
     if np.isnan(arr).any():
         arr = np.where(np.isnan(arr), np.nanmean(arr), arr)
@@ -144,7 +207,31 @@ def strata(design: Design, *, fill_missing: bool = False, within: bool = True) -
         fixed=tuple(
             FixedStratum(f, np.asarray(dev, float).ravel(), w, df, c) for f, dev, w, df, c in parts["fixed"]
         ),
+        categories=category_means(arr, design, terms),
     )
+
+
+def category_means(arr: np.ndarray, design: Design, terms) -> CategoryMeans | None:
+    """The items' category means of a full cell-mean array and their covariance coefficients."""
+    if design.categories is None:
+        return None
+    L = {f: len(design.levels[f]) for f in design.facets}
+    sizes = np.bincount(design.item_category, minlength=len(design.categories)).astype(float)
+    per_item = float(np.prod([L[f] for f in design.facets if f != "item"])) * float(design.cells["n"].mean())
+    cat, item, kappa = (np.zeros(len(terms)) for _ in range(3))
+    for j, t in enumerate(terms):
+        levels = float(np.prod([L[f] for f in t.facets if f in L]))
+        if t.kind == "residual":
+            item[j] = 1.0 / per_item
+        elif t.label == "category":
+            cat[j] = 1.0
+        elif "item" in t.facets:
+            item[j] = L["item"] / levels
+        else:
+            kappa[j] = 1.0 / levels
+    item_means = arr.reshape(arr.shape[0], -1).mean(axis=1)
+    means = np.bincount(design.item_category, weights=item_means, minlength=sizes.size) / sizes
+    return CategoryMeans(means, sizes, cat, item, kappa)
 
 
 def strata_statistics(arr, design: Design, replicates: float, shift: float = 0.0) -> dict:
@@ -166,8 +253,9 @@ def strata_statistics(arr, design: Design, replicates: float, shift: float = 0.0
     Returns
     -------
     dict
-        ``ss`` (list, pooled in :func:`strata`'s order), ``grand_mean`` and ``deviations``
-        (fixed term -> level deviations).
+        ``ss`` (list: the likelihood's strata, :attr:`Strata.rows`, pooled in :func:`strata`'s
+        order), ``grand_mean``, ``deviations`` (fixed term -> level deviations) and
+        ``category_means`` (:class:`CategoryMeans`' ``means``; ``None`` without categories).
     """
     if isinstance(arr, np.ndarray):
         xp = np
@@ -191,15 +279,17 @@ def strata_statistics(arr, design: Design, replicates: float, shift: float = 0.0
     for f in blocks.fixed:
         others = tuple(a for a in range(F) if a != design.facets.index(f))
         deviations[f] = (arr.mean(axis=others) - grand).flatten() if others else arr - grand
+    out = {"grand_mean": grand, "deviations": deviations, "category_means": None}
     if design.categories is not None:
+        # the item stratum within categories; the category means are a term of their own
         others = tuple(range(1, F))
-        item_eff = (arr.mean(axis=others) if others else arr) - grand
-        cat_eff = xp.dot(item_eff.flatten(), blocks.category_weights)
-        n_total = float(np.prod(blocks.levels)) * replicates
-        parts["category"] = n_total / len(design.categories) * (cat_eff**2).sum()
-        parts["item"] = parts["item"] - parts["category"]
-    ss = [sum((parts[label] for label in g[1:]), parts[g[0]]) for g in blocks.pooled]
-    return {"ss": ss, "grand_mean": grand, "deviations": deviations}
+        item_means = (arr.mean(axis=others) if others else arr).flatten()
+        cat_eff = xp.dot(item_means - grand, blocks.category_weights)
+        per_item = float(np.prod(blocks.levels[1:])) * replicates
+        parts["item"] = parts["item"] - per_item * (blocks.category_sizes * cat_eff**2).sum()
+        out["category_means"] = xp.dot(item_means, blocks.category_weights)
+    out["ss"] = [sum((parts[label] for label in g[1:]), parts[g[0]]) for g in blocks.likelihood_pooled]
+    return out
 
 
 def _helmert(n: int) -> np.ndarray:
@@ -226,7 +316,15 @@ class StratumBlocks:
     mask_item: np.ndarray
     mask_rest: np.ndarray
     pooled: tuple[tuple[str, ...], ...]  # stratum labels pooled as in strata(), in its order
-    category_weights: np.ndarray | None
+    category_weights: np.ndarray | None  # (items, categories): 1 / n_g where item is in g
+    category_sizes: np.ndarray | None
+
+    @property
+    def likelihood_pooled(self) -> tuple[tuple[str, ...], ...]:
+        """The pooled strata of the chi-square terms (:attr:`Strata.rows`): the category
+        stratum (never pooled, its EMS alone has the category's variance) is left out.
+        """
+        return tuple(g for g in self.pooled if g != ("category",))
 
 
 def stratum_blocks(design: Design) -> StratumBlocks:
@@ -249,10 +347,11 @@ def stratum_blocks(design: Design) -> StratumBlocks:
             strata_list.append((label, axes))
             rows_item.append(mask if 0 in axes else 0 * mask)
             rows_rest.append(0 * mask if 0 in axes else mask)
-    weights = None
+    weights = sizes = None
     if design.categories is not None:
         weights = np.eye(len(design.categories))[design.item_category]
-        weights = weights / weights.sum(axis=0)
+        sizes = weights.sum(axis=0)
+        weights = weights / sizes
     # the pooling of strata(): labels in its entry order (category before item), grouped by EMS
     entries = _strata_parts(np.zeros(L), design, 1.0)["entries"]
     pooled = tuple(tuple(entries[i][0] for i in g) for g in _pooled_groups([e[3] for e in entries]))
@@ -265,6 +364,7 @@ def stratum_blocks(design: Design) -> StratumBlocks:
         np.asarray(rows_rest),
         pooled,
         weights,
+        sizes,
     )
 
 
@@ -276,6 +376,11 @@ def _strata_parts(arr, design: Design, replicates: float) -> dict:
     L = np.array([len(design.levels[f]) for f in facets])
     n_total = float(np.prod(L) * replicates)
     terms = [t for t in design.terms if t.kind != "fixed"]
+    sizes = (
+        None
+        if design.categories is None
+        else np.bincount(design.item_category, minlength=len(design.categories))
+    )
 
     def coef_for(stratum: frozenset[str], *, category_stratum: bool = False) -> np.ndarray:
         row = np.zeros(len(terms))
@@ -283,7 +388,14 @@ def _strata_parts(arr, design: Design, replicates: float) -> dict:
             if t.kind == "residual":
                 row[j] = 1.0
             elif t.label == "category":
-                row[j] = n_total / len(design.categories) if category_stratum or not stratum else 0.0
+                # the classical unequal-size coefficients: n0 items per category in the
+                # category stratum, sum(n_g^2) / I^2 in the grand mean (n / C for equal sizes)
+                n_items = float(sizes.sum())
+                if category_stratum:
+                    n0 = (n_items - float(sizes @ sizes) / n_items) / (sizes.size - 1)
+                    row[j] = n_total / n_items * n0
+                elif not stratum:
+                    row[j] = n_total * float(sizes @ sizes) / n_items**2
             elif stratum <= set(t.facets):
                 row[j] = n_total / np.prod([L[facets.index(f)] for f in t.facets])
         return row
@@ -306,7 +418,7 @@ def _strata_parts(arr, design: Design, replicates: float) -> dict:
                 weights = np.eye(C)[design.item_category]
                 weights = weights / weights.sum(axis=0)
                 cat_eff = (eff.flatten()[:, None] * weights).sum(axis=0)
-                ss_cat = n_total / C * (cat_eff**2).sum()
+                ss_cat = reps * (sizes * cat_eff**2).sum()
                 entries.append(("category", C - 1, ss_cat, coef_for(s, category_stratum=True)))
                 df, ss = df - (C - 1), ss - ss_cat
             entries.append((label, df, ss, coef_for(s)))
@@ -381,9 +493,11 @@ def balanced_data(design: Design, st=None) -> dict[str, np.ndarray]:
     out = {
         "y_sd": np.asarray(design.y_sd, float),
         "y_mean": np.asarray(design.y_mean, float),
-        "strata_ss": np.asarray(st.ss, float),
+        "strata_ss": np.asarray(st.ss[st.rows], float),
         "grand_mean": np.asarray(st.grand_mean, float),
     }
+    if st.categories is not None:
+        out["category_means"] = np.asarray(st.categories.means, float)
     for fs in st.fixed:
         out[f"{fs.term}_deviations"] = np.asarray(fs.deviations, float)
     return out

@@ -1,4 +1,4 @@
-"""Pad a nearly balanced design to the balanced one it came from, for the augmented model.
+"""Pad a nearly balanced design to the complete one it came from, for the augmented model.
 
 Real factorials lose a few calls (unparseable judge replies), a few cells, or an item or two
 from a category. The data are then no longer balanced, and the exact balanced shortcut
@@ -18,15 +18,16 @@ calls. Writing the observed mean and ``z_c`` as the completed cell mean
 Integrating the ``z`` out returns the likelihood of the observed data exactly (the model is
 consistent under marginalisation), so the posterior of every variance component, fixed effect
 and mean is the exact one; the sampler only carries the latent values alongside. Cells with no
-calls (``n_c = 0``, including every cell of a *phantom item* added to equalise category sizes)
-have ``w_c = z_c`` and no contrast term.
+calls (``n_c = 0``) have ``w_c = z_c`` and no contrast term. Categories of unequal size need no
+completion: the strata likelihood takes any sizes
+(:class:`~bayes_tee.likelihoods.anova.CategoryMeans`).
 
 >>> import bayes_tee as bt
 >>> df = bt.datasets.load("tee_demo")
 >>> d = bt.validate_design(df.iloc[3:], outcome="score", item="item", prompt="prompt",
 ...                        judge="judge", temperature="temperature", replicate="replicate")
 >>> aug = augment_layout(d)
->>> aug.design.balanced, aug.n_latent
+>>> aug.design.complete, aug.n_latent
 (True, 1)
 """
 
@@ -40,14 +41,12 @@ import pandas as pd
 
 from ..design.roles import Design
 
-#: ``auto`` takes the augmented model when at most this share of the completed cells is latent.
-#: Cost model of the augmented likelihood: one evaluation is linear in the completed cells
-#: (:mod:`bayes_tee.likelihoods.strata_density`), and NUTS carries one well-conditioned
-#: Gaussian coordinate per latent cell. Measured (benchmarks/bench_messy.py, fresh process,
-#: 4 chains x 1000): 57% latent (840 cells) on 10,320 calls in 13.0 s and 58% (854) on 10,019
-#: calls in 12.1 s, both clean, against 288 s and 323 s for ``marginal``; at 45,591 calls,
-#: 3,678 latent cells, 26.8 s. Beyond this share the completed array is mostly invented
-#: (sparse, incomplete-block layouts) and the marginal or cell model is the better form.
+#: ``auto`` takes the item blocks (:mod:`bayes_tee.likelihoods.blocks_density`) when at most
+#: this share of the cells of the full cross is short or empty. Their cost per evaluation is
+#: ``sum_i s_i^3 / 2`` for ``s_i`` short cells in item ``i`` (a third of the item's cells at
+#: 5% of calls lost with 8 replicates, 57% at 10%); beyond this share the full cross is
+#: mostly invented (sparse, incomplete-block layouts) and the marginal or cell model is the
+#: better form. The augmented model (a latent value per short cell) shared the threshold.
 MAX_LATENT_SHARE = 0.6
 
 
@@ -58,7 +57,7 @@ class Augmentation:
     Attributes
     ----------
     design : Design
-        The completed, balanced design (phantom items appended to ``item``'s levels).
+        The completed design: every cell present with ``R`` calls.
     replicates : int
         ``R``, the replicate count of every completed cell.
     shape : tuple of int
@@ -71,8 +70,6 @@ class Augmentation:
         Missing and observed call counts and the observed mean (0 when none) of those cells.
     within_df, within_ss : float
         Degrees of freedom and sum of squares within the observed cells.
-    n_phantom_items : int
-        Items added so that every category holds the same number.
     """
 
     design: Design
@@ -85,7 +82,6 @@ class Augmentation:
     latent_mean: np.ndarray
     within_df: float
     within_ss: float
-    n_phantom_items: int
 
     @property
     def n_latent(self) -> int:
@@ -113,15 +109,6 @@ def augment_layout(design: Design) -> Augmentation:
     cells = design.cells
     R = int(cells["n"].max())
     levels = dict(design.levels)
-    item_category = design.item_category
-    n_phantom = 0
-    if design.categories is not None:
-        per_cat = np.bincount(item_category, minlength=len(design.categories))
-        extra = np.repeat(np.arange(per_cat.size), per_cat.max() - per_cat)
-        n_phantom = int(extra.size)
-        if n_phantom:
-            levels["item"] = tuple(levels["item"]) + tuple(f"(phantom {j + 1})" for j in range(n_phantom))
-            item_category = np.concatenate([item_category, extra])
     shape = tuple(len(levels[f]) for f in design.facets)
     flat = np.ravel_multi_index(tuple(cells[f].to_numpy() for f in design.facets), shape)
     n_full = np.zeros(int(np.prod(shape)), dtype=int)
@@ -136,10 +123,8 @@ def augment_layout(design: Design) -> Augmentation:
     padded_cells["ss"] = 0.0
     padded = dataclasses.replace(
         design,
-        levels=levels,
-        item_category=item_category,
         cells=padded_cells,
-        balanced=True,
+        balanced=design.categories is None or len(set(np.bincount(design.item_category))) == 1,
         row_cell=None,
         row_y=None,
     )
@@ -155,5 +140,4 @@ def augment_layout(design: Design) -> Augmentation:
         latent_mean=mean_full[latent],
         within_df=float((observed - 1).sum()),
         within_ss=float(cells["ss"].sum()),
-        n_phantom_items=n_phantom,
     )

@@ -40,6 +40,7 @@ def augmented_model(design: Design, priors: PriorSpec) -> pm.Model:
             ss=pt.stack(stats["ss"]),
             grand_mean=stats["grand_mean"],
             deviations=stats["deviations"],
+            category_means=stats["category_means"],
         )
         rep = residual_sd(design, sig)
         if rep is not None:

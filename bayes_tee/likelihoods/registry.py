@@ -126,6 +126,15 @@ def _binomial_quadrature_density(d: Design, p: PriorSpec) -> Density:
     return binomial_quadrature_density(d, p)
 
 
+def blocks_cost(design: Design) -> float:
+    """Floating-point operations per evaluation of the ``blocks`` likelihood
+    (``likelihoods.blocks_layout.blocks_cost``).
+    """
+    from .blocks_layout import blocks_cost as cost
+
+    return cost(design)
+
+
 def marginal_cost(design: Design) -> float:
     """Floating-point operations per evaluation of the exact marginal likelihood
     (``likelihoods.marginal.marginal_cost``).
@@ -152,6 +161,12 @@ def _augmented_density(d: Design, p: PriorSpec) -> Density:
     from .strata_density import augmented_density
 
     return augmented_density(d, p)
+
+
+def _blocks_density(d: Design, p: PriorSpec) -> Density:
+    from .blocks_density import blocks_density
+
+    return blocks_density(d, p)
 
 
 def _binomial_data(d: Design) -> dict[str, np.ndarray]:
@@ -214,6 +229,13 @@ LIKELIHOODS: dict[str, Likelihood] = {
             _augmented,
             loglik="marginal",
             density=_augmented_density,
+        ),
+        Likelihood(
+            "blocks",
+            "gaussian",
+            _marginal,  # the same posterior as a PyMC graph (sampler="pymc"): every effect integrated
+            loglik="marginal",
+            density=_blocks_density,
         ),
         Likelihood("marginal", "gaussian", _marginal, loglik="marginal"),
         Likelihood(
@@ -280,7 +302,7 @@ def get_likelihood(method: str, design: Design) -> Likelihood:
 
 
 def choose_method(design: Design) -> str:
-    """The fastest exact likelihood for a design: ``balanced``, ``augmented``, ``marginal`` or
+    """The fastest exact likelihood for a design: ``balanced``, ``blocks``, ``marginal`` or
     ``cells`` (``binomial`` for the GLMM).
 
     >>> import bayes_tee as bt
@@ -290,11 +312,11 @@ def choose_method(design: Design) -> str:
     default = get_family(design.family).default_method
     if default is not None:
         return default
-    if design.balanced:
+    if design.complete:
         return "balanced"
     share, most = _latent_share(design)
-    if share <= most:
-        return "augmented"
+    if share <= most and blocks_cost(design) <= MAX_MARGINAL_FLOPS:
+        return "blocks"
     return "marginal" if marginal_cost(design) <= MAX_MARGINAL_FLOPS else "cells"
 
 
@@ -310,17 +332,18 @@ def method_note(design: Design, method: str) -> str:
     if method != auto:
         return f"{method}: chosen by the caller (method='auto' would take {auto})."
     if method == "balanced":
+        sizes = "" if design.balanced else " (categories of unequal size enter through their means)"
         return (
             f"{method}: every cell of the full cross holds the same number of calls, so the exact strata "
-            "likelihood applies."
+            f"likelihood applies{sizes}."
         )
     missing = design.n_full_cells - design.n_cells
     layout = f"{missing} of {design.n_full_cells} cells empty" if missing else "unequal calls per cell"
-    if method == "augmented":
+    if method == "blocks":
         share, _ = _latent_share(design)
         return (
-            f"{method}: unbalanced ({layout}); {share:.0%} of the completed cells are short, few enough to "
-            "complete them with latent values inside the exact balanced likelihood."
+            f"{method}: unbalanced ({layout}); {share:.0%} of the cells of the full cross are short or "
+            "empty, integrated out exactly item by item (one Woodbury step per item)."
         )
     if method == "marginal":
         return (

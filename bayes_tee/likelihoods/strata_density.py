@@ -88,7 +88,8 @@ class StrataDensity:
     Parameters
     ----------
     design : Design
-        Balanced for ``augmented=False``; any Gaussian design otherwise.
+        Complete (every cell with the same calls) for ``augmented=False``; any Gaussian
+        design otherwise.
     priors : PriorSpec
         As for the PyMC model.
     augmented : bool
@@ -96,7 +97,7 @@ class StrataDensity:
     """
 
     def __init__(self, design: Design, priors: PriorSpec, augmented: bool = False) -> None:
-        if not augmented and not design.balanced:
+        if not augmented and not design.complete:
             raise ValueError(
                 "method='balanced' needs every cell present with the same number of replicates; "
                 "use method='auto' for this design."
@@ -144,16 +145,21 @@ class StrataDensity:
             "fix_weight": np.array([fs.weight for fs in fixed], dtype=f64),
             "fix_df": np.array([fs.df for fs in fixed], dtype=f64),
             "fix_coef": np.array([fs.coef for fs in fixed], dtype=f64).reshape(len(fixed), len(sds)),
-            "coef": np.ascontiguousarray(st.coef, dtype=f64),
-            "df": np.asarray(st.df, dtype=f64),
+            "coef": np.ascontiguousarray(st.coef[st.rows], dtype=f64),
+            "df": np.asarray(st.df[st.rows], dtype=f64),
             "grand_coef": np.asarray(st.grand_coef, dtype=f64),
             "n_total": float(st.n_total),
         }
+        cm = st.categories
+        a["cat_sizes"] = np.zeros(0) if cm is None else np.asarray(cm.sizes, dtype=f64)
+        for name in ("cat_coef", "item_coef", "kappa_coef"):
+            a[name] = np.zeros(len(sds)) if cm is None else np.asarray(getattr(cm, name), dtype=f64)
+        a["cat_data"] = np.zeros(0) if cm is None else np.asarray(cm.means, dtype=f64)
         if self.augmented:
             a.update(self._completion())
         else:
             a.update(_NO_COMPLETION)
-            a["ss_data"] = np.asarray(st.ss, dtype=f64)
+            a["ss_data"] = np.asarray(st.ss[st.rows], dtype=f64)
             a["grand_data"] = float(st.grand_mean)
             a["dev_data"] = np.concatenate([fs.deviations for fs in fixed]) if fixed else np.zeros(0)
         return tuple(a[name] for name in KERNEL_ARGUMENTS)
@@ -165,7 +171,6 @@ class StrataDensity:
         F = len(aug.shape)
         strides = np.cumprod((aug.shape[1:] + (1,))[::-1])[::-1]  # C-order stride of each axis
         labels = [label for label, _ in b.strata]
-        parts = labels + (["category"] if b.category_weights is not None else [])
         partial = aug.latent_n > 0
         n, k = aug.latent_n[partial], aug.latent_k[partial]
         # rotate all non-item axes with one dense product (their Kronecker product) when that
@@ -178,7 +183,7 @@ class StrataDensity:
             for h in b.helmert[2:]:
                 kron = np.kron(kron, h)
         return {
-            "ss_data": np.zeros(len(b.pooled)),
+            "ss_data": np.zeros(len(b.likelihood_pooled)),
             "grand_data": 0.0,
             "dev_data": np.zeros(sum(fs.deviations.size for fs in self.st.fixed)),
             "augmented": True,
@@ -198,7 +203,7 @@ class StrataDensity:
             "mask_item": np.ascontiguousarray(b.mask_item, dtype=f64),
             "mask_rest": np.ascontiguousarray(b.mask_rest, dtype=f64),
             "replicates": float(aug.replicates),
-            "pool": np.array([[1.0 if p in g else 0.0 for p in parts] for g in b.pooled]),
+            "pool": np.array([[1.0 if p in g else 0.0 for p in labels] for g in b.likelihood_pooled]),
             "item_part": labels.index("item") if "item" in labels else -1,
             "cat_weights": (
                 np.zeros((aug.shape[0], 0))

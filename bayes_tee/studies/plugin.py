@@ -237,6 +237,11 @@ def plugin_fit(design: Design) -> PluginFit:
     ValueError
         When the design is not balanced.
     """
+    if not design.balanced:
+        raise ValueError(
+            "The plug-in (ANOVA/EMS) needs a balanced design: every cell with the same calls and "
+            "categories of one size; fit the posterior for any other layout."
+        )
     st = strata(design)
     keep = st.df > 0
     ms = st.ss[keep] / st.df[keep]

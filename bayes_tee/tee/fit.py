@@ -263,6 +263,7 @@ def fit_posterior(
     sampler: Literal["nutpie", "pymc"] = "nutpie",
     random_seed: int | None = None,
     progressbar: bool = True,
+    client: object = None,
 ) -> Posterior:
     """Fit the Bayesian TEE model to long evaluation data.
 
@@ -311,17 +312,20 @@ def fit_posterior(
         cells repeat.
     priors : str, PriorSpec or dict, optional
         A preset name from :data:`bayes_tee._core.priors.PRESETS` or a spec; default half-t(3).
-    method : {"auto", "balanced", "augmented", "marginal", "cells", "rows", "binomial", "binomial_quadrature"}
-        Likelihood form, a name in :data:`bayes_tee.likelihoods.registry.METHODS`
+    method : str
+        ``"auto"``, ``"balanced"``, ``"blocks"``, ``"augmented"``, ``"marginal"``, ``"cells"``,
+        ``"rows"``, ``"binomial"`` or ``"binomial_quadrature"``.
+        The likelihood form, a name in :data:`bayes_tee.likelihoods.registry.METHODS`
         (:func:`bayes_tee.likelihoods.registry.build_model`); ``auto`` takes ``balanced``
-        when the design is balanced, else ``augmented`` (the balanced likelihood with the
-        missing calls, cells or items as latent values) when at most
-        :data:`~bayes_tee.likelihoods.augment.MAX_LATENT_SHARE` of the completed cells are short, else
+        when every cell holds the same calls (categories of any size), else ``blocks`` (each
+        item's short and empty cells integrated out exactly, one Woodbury step per item;
+        :mod:`bayes_tee.likelihoods.blocks_density`) when at most
+        :data:`~bayes_tee.likelihoods.augment.MAX_LATENT_SHARE` of the cells are short, else
         ``marginal`` (every random effect integrated out exactly) unless its per-evaluation
         cost is large, else ``cells`` (``rows`` is the slow textbook form, for benchmarks).
-        ``balanced`` and ``augmented`` compile nothing per layout
-        (:mod:`bayes_tee.likelihoods.strata_density`). The GLMM (``family="binomial"``)
-        is ``binomial`` (every effect sampled, the cell effect non-centred) or
+        ``augmented`` (the balanced likelihood with one latent value per short cell) is kept
+        by name. ``balanced``, ``blocks`` and ``augmented`` compile nothing per layout.
+        The GLMM (``family="binomial"``) is ``binomial`` (every effect sampled, the cell effect non-centred) or
         ``binomial_quadrature`` (the cell effect integrated out by adaptive Gauss-Hermite
         quadrature: exact and funnel-free whatever the calls per cell, about 10x the cost per
         evaluation at 8 calls per cell); neither compiles anything per layout
@@ -341,6 +345,10 @@ def fit_posterior(
         Same seed, same draws.
     progressbar : bool
         Show sampling progress.
+    client : distributed.Client, optional
+        With a dask frame or a parquet path: compute the per-cell statistics on this
+        ``dask.distributed`` cluster, so the rows stay on its workers; the sampler then runs
+        here on the cells (:func:`~bayes_tee.design.out_of_core.validate_dask`).
 
     Returns
     -------
@@ -357,7 +365,7 @@ def fit_posterior(
         df, formula=formula, outcome=outcome, item=item, prompt=prompt, judge=judge,
         temperature=temperature, replicate=replicate, category=category, position=position,
         swapped=swapped, judge_effect=judge_effect, system=system, family=family,
-        overdispersion=overdispersion, warn=False,
+        overdispersion=overdispersion, warn=False, client=client,
     )  # fmt: skip
     for note in design.notes:  # said here, so the warning points at the user's call
         warnings.warn(note, DesignWarning, stacklevel=2)

@@ -129,9 +129,42 @@ def test_fit_posterior_on_parquet_matches_pandas(tmp_path):
         a = bt.fit_posterior(tmp_path / "c.parquet", **kw)
         b = bt.fit_posterior(df, **kw)
         ca, cb = a.components(), b.components()
-    assert a.method == b.method == "augmented" and a.design.n_rows == b.design.n_rows
+    assert a.method == b.method == "blocks" and a.design.n_rows == b.design.n_rows
     # the same posterior (the designs are equal to 1e-12; draws differ by Monte Carlo error)
     assert ((ca["median"] >= cb["low"]) & (ca["median"] <= cb["high"])).all()
-    dens = [LIKELIHOODS["augmented"].density(standardize(p.design)[0], p.priors) for p in (a, b)]
+    dens = [LIKELIHOODS["blocks"].density(standardize(p.design)[0], p.priors) for p in (a, b)]
     x = dens[1].initial_point(np.random.default_rng(0))
     np.testing.assert_allclose(dens[0].logp_grad(x)[1], dens[1].logp_grad(x)[1], rtol=1e-8, atol=1e-10)
+
+
+def test_a_distributed_client_computes_the_cells_on_its_cluster(tmp_path):
+    """With client=, both passes run as tasks on the cluster's workers (the task stream sees
+    them) and the design is the pandas one; a fit through it samples here.
+    """
+    distributed = pytest.importorskip("distributed")
+    df = messy(2)
+    (tmp_path / "calls").mkdir()
+    for j, part in enumerate(np.array_split(np.arange(len(df)), 4)):
+        df.iloc[part].to_parquet(tmp_path / "calls" / f"part.{j}.parquet")
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        with distributed.get_task_stream(client) as stream:
+            design = quiet(validate_dask, tmp_path / "calls", **ROLES, client=client)
+        assert_same_design(design, quiet(bt.validate_design, df, **ROLES))
+        workers = {t["worker"] for t in stream.data}
+        assert len(stream.data) > 0 and workers <= set(client.scheduler_info()["workers"])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", bt.DiagnosticWarning)  # 100 draws: a smoke fit
+            post = quiet(
+                bt.fit_posterior, tmp_path / "calls", **ROLES, client=client, draws=100, tune=100,
+                chains=2, random_seed=1, progressbar=False,
+            )  # fmt: skip
+        assert post.design.n_rows == design.n_rows
+    with pytest.raises(bt.DesignError, match="dask.distributed Client"):
+        validate_dask(tmp_path / "calls", **ROLES, client="tcp://localhost:8786")
+    with pytest.raises(bt.DesignError, match="client= computes out-of-core data"):
+        bt.fit_posterior(df, **ROLES, client=client)

@@ -24,7 +24,7 @@ def unbalanced(case):
         temperature="temperature",
         replicate="replicate",
     )
-    if case == "categories":  # unequal category sizes: phantom items
+    if case == "categories":  # unequal category sizes
         kw["n_categories"] = 3
         roles["category"] = "category"
     if case == "no_replicates":
@@ -51,8 +51,8 @@ def potentials(model):
 def test_augmented_likelihood_integrates_to_the_marginal(case):
     design = unbalanced(case)
     aug = augment_layout(design)
-    assert not design.balanced and aug.design.balanced and aug.n_latent > 0
-    assert (aug.n_phantom_items > 0) == (case == "categories")
+    assert not design.complete and aug.design.complete and aug.n_latent > 0
+    assert aug.shape[0] == len(design.levels["item"])  # unequal categories: no phantom items
     spec = bt.priors.get_prior()
     ma, mm = build_model(design, spec, method="augmented"), build_model(design, spec, method="marginal")
     u = ma.rvs_to_values[ma["missing_cell_means__"]]
@@ -76,7 +76,7 @@ def test_augmented_likelihood_integrates_to_the_marginal(case):
     assert np.ptp(diffs) < 1e-6 * max(1.0, abs(np.mean(diffs))), diffs
 
 
-def test_auto_takes_augmented_for_nearly_balanced_and_marginal_otherwise():
+def test_auto_takes_blocks_for_nearly_balanced_and_marginal_otherwise():
     df = bt.simulate.tee_dgp(
         n_items=12, n_prompts=3, n_judges=2, n_temperatures=1, n_replicates=2, random_seed=5
     )
@@ -85,5 +85,35 @@ def test_auto_takes_augmented_for_nearly_balanced_and_marginal_otherwise():
         warnings.simplefilter("ignore", bt.DesignWarning)
         few = bt.validate_design(df.iloc[5:], **roles)  # a few calls lost
         many = bt.validate_design(df.sample(frac=0.6, random_state=1), **roles)
-    assert augment_layout(few).latent_share < 0.1 and choose_method(few) == "augmented"
+    assert augment_layout(few).latent_share < 0.1 and choose_method(few) == "blocks"
     assert augment_layout(many).latent_share > 0.3 and choose_method(many) == "marginal"
+
+
+@pytest.mark.parametrize("random_judges", [False, True])
+def test_complete_design_with_unequal_categories_is_exact_without_latent_cells(random_judges):
+    """Every cell complete, categories of 2, 3 and 5 items: ``auto`` takes the strata likelihood
+    (no latent values), and its log density is the marginal one up to a constant.
+    """
+    df = bt.simulate.tee_dgp(
+        n_items=15, n_prompts=3, n_judges=2, n_temperatures=2, n_replicates=2, n_categories=3, random_seed=4
+    )
+    first = df.drop_duplicates("item").groupby("category")["item"].apply(list)
+    drop = first.iloc[0][:3] + first.iloc[1][:2]  # sizes 2, 3, 5
+    df = df[~df["item"].isin(drop)]
+    roles = dict(outcome="score", item="item", prompt="prompt", judge="judge", temperature="temperature")
+    extra = {"judge_effect": "random"} if random_judges else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bt.DesignWarning)
+        design = bt.validate_design(df, **roles, replicate="replicate", category="category", **extra)
+    assert sorted(np.bincount(design.item_category)) == [2, 3, 5]
+    assert design.complete and not design.balanced and choose_method(design) == "balanced"
+    spec = bt.priors.get_prior()
+    mb, mm = build_model(design, spec, method="balanced"), build_model(design, spec, method="marginal")
+    f_bal = pytensor.function(mb.value_vars, potentials(mb), on_unused_input="ignore", mode="FAST_COMPILE")
+    f_marg = pytensor.function(mm.value_vars, potentials(mm), on_unused_input="ignore", mode="FAST_COMPILE")
+    rng = np.random.default_rng(3)
+    diffs = []
+    for _ in range(5):
+        point = {k: v + rng.normal(0, 0.8, np.shape(v)) for k, v in mm.initial_point().items()}
+        diffs.append(f_bal(**point) - f_marg(**point))
+    assert np.ptp(diffs) < 1e-7 * max(1.0, abs(np.mean(diffs))), diffs

@@ -45,7 +45,7 @@ def design(case):
     if case != "balanced" and case != "categories_balanced":
         rng = np.random.default_rng(1)
         df = df.drop(index=rng.choice(df.index, size=len(df) // 8, replace=False))
-        if case.startswith("categories"):  # unequal categories: phantom items
+        if case.startswith("categories"):  # unequal categories
             df = df[~df["item"].isin(df["item"].unique()[:2])]
         if case == "empty_cells":
             cell = df[["item", "prompt", "judge", "temperature"]].drop_duplicates().iloc[[2, 9]]
@@ -143,6 +143,7 @@ def test_fit_samples_the_density_without_compiling():
             draws=200,
             random_seed=1,
             progressbar=False,
+            method="augmented",
         )
     assert post.method == "augmented"
     assert post.info["compiled_with"] == "none"

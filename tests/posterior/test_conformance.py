@@ -49,11 +49,15 @@ def _fit(df, **kw):
 
 LAYOUTS = {
     "balanced": lambda: _fit(_pilot(), **ROLES),
+    "blocks": lambda: _fit(_pilot(0.05), **ROLES),
     "augmented": lambda: _fit(_pilot(0.05), **ROLES, method="augmented"),
     "marginal": lambda: _fit(_pilot(0.05), **ROLES, method="marginal"),
     "cells": lambda: _fit(_pilot(0.05), **ROLES, method="cells"),
     "random judges": lambda: _fit(_pilot(0.05), **ROLES, judge_effect="random"),
     "categories": lambda: _fit(_pilot(n_categories=3), **ROLES, category="category"),
+    "unequal categories, calls lost": lambda: _fit(
+        _pilot(0.05, n_categories=5), **ROLES, category="category"
+    ),
     "binomial": lambda: _fit(_pilot(outcome="bernoulli"), **ROLES, family="binomial"),
     "single facet": lambda: _fit(
         _pilot()[

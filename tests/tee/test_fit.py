@@ -136,7 +136,7 @@ def test_demo_clean_geometry_with_default_settings(demo_post):
 
 
 @pytest.mark.slow
-def test_unbalanced_data_use_the_augmented_model_and_recover():
+def test_unbalanced_data_use_the_item_blocks_and_recover():
     df = bt.simulate.tee_dgp(
         n_items=40,
         n_prompts=3,
@@ -147,8 +147,8 @@ def test_unbalanced_data_use_the_augmented_model_and_recover():
         random_seed=21,
     )
     # Realistic gaps: one replicate fewer from one judge on a quarter of the items, and one
-    # prompt never run on four items: 12% of the cells incomplete, so auto completes the
-    # design with latent cell means (its likelihood is checked exactly in test_augment).
+    # prompt never run on four items: 12% of the cells incomplete, so auto integrates them out
+    # item by item (its likelihood is checked exactly in test_blocks_density).
     rng = np.random.default_rng(0)
     items = df["item"].unique()
     short, gap = rng.choice(items, 10, replace=False), rng.choice(items, 4, replace=False)
@@ -163,7 +163,7 @@ def test_unbalanced_data_use_the_augmented_model_and_recover():
         post = bt.fit_posterior(df, **ROLES, random_seed=4, progressbar=False)
     d = post.diagnostics()
     assert d["ok"] and d["divergences"] == 0, d
-    assert post.method == "augmented" and not post.design.balanced
+    assert post.method == "blocks" and not post.design.balanced
     hits = covered(post, df.attrs["truth"])
     assert sum(hits.values()) >= 8, hits
 

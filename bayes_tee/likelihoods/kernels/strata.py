@@ -114,10 +114,16 @@ def strata_logp_grad(
     df,
     grand_coef,
     n_total,
+    # categories (anova.CategoryMeans; none when cat_sizes is empty)
+    cat_sizes,
+    cat_coef,
+    item_coef,
+    kappa_coef,
     # balanced: the statistics; augmented: computed from the completed array
     ss_data,
     grand_data,
     dev_data,
+    cat_data,
     augmented,
     # augmented: completed array (flat, items first), latent values at x[lat_off:]
     lat_off,
@@ -165,7 +171,9 @@ def strata_logp_grad(
     # -- statistics ----------------------------------------------------------------------
     n_cells = observed_sum.size
     P = n_cells // n_items if augmented else 1
-    X, col, z, cat_eff = np.zeros((0, 0)), np.zeros(0), np.zeros(0), np.zeros(0)
+    n_cat = cat_sizes.size
+    X, col, z = np.zeros((0, 0)), np.zeros(0), np.zeros(0)
+    cat_u, cat_eff = cat_data, np.zeros(0)
     if augmented:
         z = centre + y_sd * x[lat_off:]
         w = observed_sum.copy()
@@ -198,14 +206,10 @@ def strata_logp_grad(
         for f in range(n_fix):
             L = fix_len[f]
             dev[b_off[f] : b_off[f + 1]] = _axis_sums(w, fix_axis_stride[f], L) * (L / n_cells) - grand
-        n_cat = cat_weights.shape[1]
-        cat_eff = np.zeros(n_cat)
-        if n_cat > 0:
-            item_eff = _axis_sums(w, P, n_items) * (n_items / n_cells) - grand
-            cat_eff = item_eff @ cat_weights
-            cat = n_total / n_cat * (cat_eff @ cat_eff)
-            parts[n_strata] = cat
-            parts[item_part] -= cat
+        if n_cat > 0:  # the item stratum within categories; their means are a term of their own
+            cat_u = (_axis_sums(w, P, n_items) / P) @ cat_weights
+            cat_eff = cat_u - grand
+            parts[item_part] -= replicates * P * np.sum(cat_sizes * cat_eff * cat_eff)
         ss = pool @ parts
     else:
         ss, grand, dev = ss_data, grand_data, dev_data
@@ -216,12 +220,28 @@ def strata_logp_grad(
     logp += -0.5 * np.sum(df * np.log(ems) + ss / ems)
     g_s2 = (-0.5 * (df / ems - ss / (ems * ems))) @ coef
     g_ss = -0.5 / ems
-    ems0 = grand_coef @ s2
-    rg = grand - mu
-    logp += -0.5 * (np.log(ems0) + n_total * rg * rg / ems0)
-    g_s2 += grand_coef * (-0.5 * (1.0 / ems0 - n_total * rg * rg / (ems0 * ems0)))
-    g_grand = -n_total * rg / ems0
-    g_mu -= g_grand
+    g_grand, g_u = 0.0, np.zeros(n_cat)
+    if n_cat == 0:
+        ems0 = grand_coef @ s2
+        rg = grand - mu
+        logp += -0.5 * (np.log(ems0) + n_total * rg * rg / ems0)
+        g_s2 += grand_coef * (-0.5 * (1.0 / ems0 - n_total * rg * rg / (ems0 * ems0)))
+        g_grand = -n_total * rg / ems0
+        g_mu -= g_grand
+    else:  # u ~ N(mu, diag(a) + kappa 1 1'): determinant lemma and Sherman-Morrison
+        a = cat_coef @ s2 + (item_coef @ s2) / cat_sizes
+        kappa = kappa_coef @ s2
+        r = cat_u - mu
+        inv_a = 1.0 / a
+        s1, sr = inv_a.sum(), (r * inv_a).sum()
+        den = 1.0 + kappa * s1
+        logp += -0.5 * (np.log(a).sum() + np.log(den) + (r * r * inv_a).sum() - kappa * sr * sr / den)
+        e = (r - kappa * sr / den) * inv_a  # V^-1 r
+        g_a = -0.5 * (inv_a - kappa * inv_a * inv_a / den - e * e)
+        g_s2 += cat_coef * g_a.sum() + item_coef * (g_a / cat_sizes).sum()
+        g_s2 += kappa_coef * (-0.5 * (s1 / den - sr * sr / (den * den)))
+        g_u = -e
+        g_mu += e.sum()
     g_dev = np.zeros(betas.size)
     for f in range(n_fix):
         lo, hi = b_off[f], b_off[f + 1]
@@ -237,9 +257,6 @@ def strata_logp_grad(
     if augmented:
         g_parts = g_ss @ pool
         n_strata = mask_item.shape[0]
-        g_cat = 0.0
-        if cat_weights.shape[1] > 0:
-            g_cat = g_parts[n_strata] - g_parts[item_part]
         g_raw = np.ascontiguousarray(g_parts[:n_strata])
         ga = replicates * (g_raw @ mask_item)
         gc = replicates * (g_raw @ mask_rest)
@@ -266,11 +283,11 @@ def strata_logp_grad(
             L = fix_len[f]
             g_total -= g_dev[lo:hi].sum()
             _axis_add(g, g_dev[lo:hi], fix_axis_stride[f], L / n_cells)
-        n_cat = cat_weights.shape[1]
         if n_cat > 0:
-            g_item = cat_weights @ (g_cat * 2.0 * n_total / n_cat * cat_eff)
-            g_total -= g_item.sum()
-            _axis_add(g, g_item, P, n_items / n_cells)
+            # through u: the category term and the within-category item stratum (whose
+            # derivative in the grand mean, sum(n_g (u_g - grand)), is zero)
+            g_u = g_u - g_parts[item_part] * 2.0 * replicates * P * cat_sizes * cat_eff
+            _axis_add(g, cat_weights @ g_u, P, 1.0 / P)
         g += g_total / n_cells
         g_z = np.zeros(latent_index.size)
         for j in range(latent_index.size):

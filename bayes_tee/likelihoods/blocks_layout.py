@@ -1,0 +1,153 @@
+"""The NumPy half of the ``blocks`` likelihood (:mod:`bayes_tee.likelihoods.blocks_density`):
+each item's short and empty cells, the patterns of facets they share, the rotated statistics of
+the data, and the cost model. Nothing here depends on the parameters or imports numba.
+
+>>> import bayes_tee as bt
+>>> d = bt.validate_design(bt.datasets.load("tee_demo").iloc[3:], outcome="score", item="item",
+...                        prompt="prompt", judge="judge", temperature="temperature",
+...                        replicate="replicate")
+>>> b = item_blocks(d)
+>>> b.short_cells, b.empty_cells
+(1, 0)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..design.roles import Design
+from .anova import _helmert
+
+
+@dataclass(frozen=True)
+class ItemBlocks:
+    """The per-item layout of the short and empty cells, and the statistics of the data.
+
+    Attributes
+    ----------
+    replicates : int
+        ``R``, the calls of a complete cell.
+    short_cells, empty_cells : int
+        Cells with ``0 < n < R`` and ``n = 0`` calls in the full cross.
+    offsets : numpy.ndarray
+        Item ``i``'s short or empty cells are ``offsets[i]:offsets[i + 1]``.
+    """
+
+    replicates: int
+    short_cells: int
+    empty_cells: int
+    offsets: np.ndarray
+    arrays: dict
+
+
+def blocks_cost(design: Design) -> float:
+    """Floating-point operations per evaluation of the ``blocks`` likelihood: the Cholesky
+    factor and inverse of each item's ``s_i x s_i`` matrix, ``sum_i (s_i^3 / 2 + 4 s_i^2)``
+    (the module docstring's cost model).
+
+    >>> import bayes_tee as bt
+    >>> d = bt.validate_design(bt.datasets.load("tee_demo"), outcome="score", item="item")
+    >>> blocks_cost(d)
+    0.0
+    """
+    cells = design.cells
+    n_items = len(design.levels["item"])
+    per_item = design.n_full_cells // max(n_items, 1)
+    full = np.bincount(cells["item"].to_numpy()[cells["n"].to_numpy() == cells["n"].max()], minlength=n_items)
+    s = (per_item - full).astype(float)
+    return float(np.sum(s**3 / 2 + 4 * s**2))
+
+
+def _types(design: Design) -> tuple[list[str], list[int], np.ndarray]:
+    """Non-item facets, their levels, and the type (bitmask of facets where the rotated index is
+    a contrast) of every rotated coordinate of one item's cells (C order).
+    """
+    inner = list(design.facets[1:])
+    levels = [len(design.levels[f]) for f in inner]
+    grid = np.indices(levels).reshape(len(levels), -1) if inner else np.zeros((0, 1), int)
+    rtype = np.zeros(grid.shape[1], dtype=np.int64)
+    for k in range(len(inner)):
+        rtype |= (grid[k] > 0).astype(np.int64) << k
+    return inner, levels, rtype
+
+
+def item_blocks(design: Design) -> ItemBlocks:
+    """Everything :func:`blocks_logp_grad` needs that does not depend on the parameters."""
+    if design.facets[0] != "item":
+        raise ValueError("method='blocks' needs the items as a facet.")
+    inner, levels, rtype = _types(design)
+    F, M = len(inner), int(np.prod(levels)) if inner else 1
+    n_items = len(design.levels["item"])
+    cells = design.cells
+    R = int(cells["n"].max())
+    q = (
+        np.ravel_multi_index(tuple(cells[f].to_numpy() for f in inner), levels)
+        if inner
+        else np.zeros(len(cells), int)
+    )
+    i = cells["item"].to_numpy()
+    n_full = np.zeros((n_items, M), dtype=np.int64)
+    n_full[i, q] = cells["n"].to_numpy()
+    shift = float(design.y_mean)
+    y = np.zeros((n_items, M))  # empty cells at the outcome mean; Woodbury removes them exactly
+    y[i, q] = cells["mean"].to_numpy() - shift
+    H = np.ones((1, 1))
+    for n in levels:
+        H = np.kron(H, _helmert(n))
+    Z = y @ H.T  # rotated coordinates of every item
+    cat = np.zeros(n_items, dtype=np.int64) if design.categories is None else np.asarray(design.item_category)
+    n_cat = int(cat.max()) + 1
+    # the latent (short or empty) cells, item by item
+    li, lq = np.nonzero(n_full < R)
+    offsets = np.searchsorted(li, np.arange(n_items + 1)).astype(np.int64)
+    n_lat = n_full[li, lq]
+    T = 1 << F
+    proj = np.zeros((li.size, T))  # [Pi_t y_i]_q of each latent cell
+    for r in range(M):
+        proj[:, rtype[r]] += H[r, lq] * Z[li, r]
+    grid = np.indices(levels).reshape(F, -1) if inner else np.zeros((0, 1), int)
+    pats = []
+    for k in range(n_items):
+        qs = lq[offsets[k] : offsets[k + 1]]
+        agree = np.zeros((qs.size, qs.size), dtype=np.int64)
+        for f in range(F):
+            agree |= (grid[f][qs][:, None] == grid[f][qs][None, :]).astype(np.int64) << f
+        pats.append(agree.ravel().astype(np.uint8))
+    pat_off = np.cumsum([0] + [p.size for p in pats]).astype(np.int64)
+    # Pi_t's entry for two cells agreeing on the facets in `pat`
+    pi_pat = np.ones((T, T))
+    for t in range(T):
+        for pat in range(T):
+            for f in range(F):
+                inv = 1.0 / levels[f]
+                pi_pat[t, pat] *= ((1.0 if pat >> f & 1 else 0.0) - inv) if t >> f & 1 else inv
+    df_t = np.array([np.prod([levels[f] - 1 for f in range(F) if t >> f & 1]) for t in range(T)], float)
+    observed = cells["n"].to_numpy()
+    short = (n_lat > 0).astype(float)
+    arrays = {
+        "n_items": n_items,
+        "n_cells": M,
+        "H": np.ascontiguousarray(H),
+        "rtype": rtype,
+        "ssq": (Z**2).sum(axis=0),
+        "zsum": Z.sum(axis=0),
+        "n_cat_items": np.bincount(cat, minlength=n_cat).astype(float),
+        "z0_cat": np.bincount(cat, weights=Z[:, 0], minlength=n_cat),
+        "s0_cat": np.bincount(cat, weights=Z[:, 0] ** 2, minlength=n_cat),
+        "item_cat": cat,
+        "offsets": offsets,
+        "lat_q": lq.astype(np.int64),
+        # 1 / delta_c = lat_d0 / sigma_rho^2 (0 for an empty cell)
+        "lat_d0": np.where(n_lat > 0, n_lat * R / np.maximum(R - n_lat, 1), 0.0) * short,
+        "proj": np.ascontiguousarray(proj),
+        "pats": np.concatenate(pats) if pats else np.zeros(0, np.uint8),
+        "pat_off": pat_off,
+        "pi_pat": pi_pat,
+        "df_t": df_t,
+        "n_short": float(short.sum()),
+        "within_dof": float((observed - 1).sum()),
+        "within_ss": float(cells["ss"].sum()),
+    }
+    return ItemBlocks(R, int(short.sum()), int((n_lat == 0).sum()), offsets, arrays)

@@ -1,0 +1,376 @@
+"""The log density and gradient of the ``blocks`` likelihood as one numba kernel.
+
+:class:`~bayes_tee.likelihoods.blocks_density.BlocksDensity` packs a design once; the model
+and the notation are in :mod:`bayes_tee.likelihoods.blocks_density`. Types of the kernel's
+arguments do not depend on the design, so numba compiles it once per machine and caches it.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from . import key_cache_on_sources
+from .prior import finish_gradient, fixed_prior, sd_prior
+
+__all__ = ["blocks_logp_grad"]
+
+LOG_2PI = np.log(2.0 * np.pi)
+
+#: Floating-point licences for the small dense loops: reassociation lets LLVM vectorise their
+#: reductions; no assumption that values are finite (a failed factorisation stays NaN).
+FAST = {"reassoc", "contract", "arcp", "nsz"}
+
+
+@numba.njit(cache=True, nogil=True)
+def _shrunk(e, u, info, var):  # pragma: no cover - compiled
+    """``x = w e + u / sqrt(pi)`` with ``pi = info + 1/var`` and ``w = info / pi``, the
+    conditional posterior of an effect with prior variance ``var`` and data precision ``info``
+    (``info = n / v``); returns ``x``, ``w``, ``pi`` and ``sqrt(pi)``.
+    """
+    pi = info + 1.0 / var
+    w = info / pi
+    root = np.sqrt(pi)
+    x = w * e + u / root
+    return x, w, pi, root
+
+
+@numba.njit(cache=True, nogil=True, fastmath=FAST)
+def _cholesky(A, s):  # pragma: no cover - compiled
+    """Lower Cholesky factor of the leading ``s x s`` block of ``A`` (in place) and its log
+    determinant.
+    """
+    logdet = 0.0
+    for j in range(s):
+        acc = A[j, j]
+        for k in range(j):
+            acc -= A[j, k] * A[j, k]
+        root = np.sqrt(acc)
+        A[j, j] = root
+        logdet += 2.0 * np.log(root)
+        inv = 1.0 / root
+        for r in range(j + 1, s):
+            acc = A[r, j]
+            for k in range(j):
+                acc -= A[r, k] * A[j, k]
+            A[r, j] = acc * inv
+    return logdet
+
+
+@numba.njit(cache=True, nogil=True, fastmath=FAST)
+def _solve(L, s, g, out):  # pragma: no cover - compiled
+    """``out = (L L')^-1 g`` for the lower factor in the leading block of ``L``."""
+    for r in range(s):
+        acc = g[r]
+        for k in range(r):
+            acc -= L[r, k] * out[k]
+        out[r] = acc / L[r, r]
+    for r in range(s - 1, -1, -1):
+        acc = out[r]
+        for k in range(r + 1, s):
+            acc -= L[k, r] * out[k]
+        out[r] = acc / L[r, r]
+
+
+@numba.njit(cache=True, nogil=True, fastmath=FAST)
+def _inverse(L, s, X, out):  # pragma: no cover - compiled
+    """``out = (L L')^-1 = X' X`` with ``X = L^-1`` (leading ``s x s`` blocks; ``X`` is
+    workspace), row by row so that every inner loop runs along a row.
+    """
+    for r in range(s):
+        for c in range(s):
+            X[r, c] = 0.0
+        for k in range(r):
+            f = L[r, k]
+            for c in range(k + 1):
+                X[r, c] -= f * X[k, c]
+        inv = 1.0 / L[r, r]
+        for c in range(r):
+            X[r, c] *= inv
+        X[r, r] = inv
+    for a in range(s):
+        for b in range(a + 1):
+            out[a, b] = 0.0
+    for k in range(s):
+        for a in range(k + 1):
+            f = X[k, a]
+            for b in range(a + 1):
+                out[a, b] += f * X[k, b]
+    for a in range(s):
+        for b in range(a):
+            out[b, a] = out[a, b]
+
+
+@numba.njit(cache=True, nogil=True, fastmath=FAST)
+def blocks_logp_grad(
+    x,
+    # SD priors, one per variance term (x[0:n_var] are the log SDs)
+    fam,
+    pscale,
+    pnu,
+    pconst,
+    # mu = x[n_var], relative to the outcome mean
+    mu0,
+    mu_scale,
+    # fixed main effects: zero-sum coordinates at fix_off[f]; level of each cell in fix_level[f]
+    fix_off,
+    fix_len,
+    bases,
+    base_off,
+    fixed_scale,
+    fix_level,
+    # per type t: v_t = v_coef[t] @ s2, gamma_t = g_coef[t] @ s2
+    v_coef,
+    g_coef,
+    # the shared effects: rotated coordinates alpha_r at x[a_off:], categories at x[g_off:]
+    alpha_r,
+    a_off,
+    g_off,
+    has_cat,
+    cat_index,
+    rep_index,
+    # the data (blocks_density.item_blocks)
+    n_items,
+    n_cells,
+    H,
+    rtype,
+    ssq,
+    zsum,
+    n_cat_items,
+    z0_cat,
+    s0_cat,
+    item_cat,
+    offsets,
+    lat_q,
+    lat_d0,
+    proj,
+    pats,
+    pat_off,
+    pi_pat,
+    df_t,
+    n_short,
+    within_dof,
+    within_ss,
+):  # pragma: no cover - compiled
+    """Log density and its gradient at unconstrained ``x`` (see :mod:`..blocks_density`)."""
+    n_var = fam.size
+    M, T = n_cells, df_t.size
+    grad = np.zeros_like(x)
+    sd, logp, g_sd = sd_prior(x, fam, pscale, pnu, pconst)
+    s2 = sd * sd
+    g_s2 = np.zeros(n_var)
+    mu = x[n_var]
+    zmu = (mu - mu0) / mu_scale
+    logp += -0.5 * LOG_2PI - np.log(mu_scale) - 0.5 * zmu * zmu
+    g_mu = -zmu / mu_scale
+    n_fix = fix_off.size
+    betas, lp_fix, g_betas, b_off = fixed_prior(x, fix_off, fix_len, bases, base_off, fixed_scale)
+    logp += lp_fix
+    v = v_coef @ s2
+    inv_v = 1.0 / v
+    gam = g_coef @ s2
+    g_v = np.zeros(T)
+    g_gam = np.zeros(T)
+    n_i = float(n_items)
+
+    # -- the mean of every cell of an item, rotated ----------------------------------------
+    m = np.full(M, mu)
+    for f in range(n_fix):
+        for q in range(M):
+            m[q] += betas[b_off[f] + fix_level[f, q]]
+    mrot = H @ m
+    crot = mrot.copy()
+    # item-free effects around their complete-design conditional posterior
+    n_alpha = alpha_r.size
+    alpha_w = np.zeros(n_alpha)
+    alpha_pi = np.zeros(n_alpha)
+    alpha_root = np.zeros(n_alpha)
+    alpha_e = np.zeros(n_alpha)
+    alpha = np.zeros(n_alpha)
+    for k in range(n_alpha):
+        r = alpha_r[k]
+        t = rtype[r]
+        e = zsum[r] / n_i - mrot[r]
+        a, w, pi, root = _shrunk(e, x[a_off + k], n_i / v[t], gam[t])
+        alpha[k], alpha_w[k], alpha_pi[k], alpha_root[k], alpha_e[k] = a, w, pi, root, e
+        crot[r] += a
+        logp += -0.5 * (LOG_2PI + np.log(gam[t]) + a * a / gam[t]) - 0.5 * np.log(pi)
+    # category effects around theirs
+    n_cat = n_cat_items.size
+    gcat = np.zeros(n_cat)
+    cat_w = np.zeros(n_cat)
+    cat_pi = np.zeros(n_cat)
+    cat_root = np.zeros(n_cat)
+    cat_e = np.zeros(n_cat)
+    sqm = np.sqrt(float(M))
+    var_cat = s2[cat_index] if has_cat else 1.0
+    if has_cat:
+        for c in range(n_cat):
+            e = (z0_cat[c] / n_cat_items[c] - crot[0]) / sqm
+            gc, w, pi, root = _shrunk(e, x[g_off + c], n_cat_items[c] * M / v[0], var_cat)
+            gcat[c], cat_w[c], cat_pi[c], cat_root[c], cat_e[c] = gc, w, pi, root, e
+            logp += -0.5 * (LOG_2PI + np.log(var_cat) + gc * gc / var_cat) - 0.5 * np.log(pi)
+
+    # -- complete items: every rotated coordinate independent, variance v_type ---------------
+    g_crot = np.zeros(M)
+    g_g = np.zeros(n_cat)
+    quad_t = np.zeros(T)
+    for r in range(1, M):
+        t = rtype[r]
+        quad_t[t] += ssq[r] - 2.0 * crot[r] * zsum[r] + n_i * crot[r] * crot[r]
+        g_crot[r] += -(n_i * crot[r] - zsum[r]) / v[t]
+    for c in range(n_cat):
+        c0 = crot[0] + sqm * gcat[c]
+        quad_t[0] += s0_cat[c] - 2.0 * c0 * z0_cat[c] + n_cat_items[c] * c0 * c0
+        d0 = -(n_cat_items[c] * c0 - z0_cat[c]) / v[0]
+        g_crot[0] += d0
+        g_g[c] += sqm * d0
+    for t in range(T):
+        logp += -0.5 * (n_i * df_t[t] * np.log(v[t]) + quad_t[t] / v[t])
+        g_v[t] += -0.5 * (n_i * df_t[t] / v[t] - quad_t[t] / (v[t] * v[t]))
+
+    # -- short and empty cells: one Woodbury step per item -------------------------------------
+    pc = np.zeros((T, M))  # [Pi_t c]_q, c the rotated mean crot mapped back per type
+    for r in range(M):
+        t = rtype[r]
+        for q in range(M):
+            pc[t, q] += H[r, q] * crot[r]
+    table = np.zeros(T)  # [V^-1]_{q q'} by the facets q and q' share
+    for t in range(T):
+        for pat in range(T):
+            table[pat] += pi_pat[t, pat] / v[t]
+    inv_rep2 = 1.0 / s2[rep_index] if rep_index >= 0 else 0.0
+    logp += -0.5 * n_short * (np.log(s2[rep_index]) if rep_index >= 0 else 0.0)
+    s_max = 0
+    for i in range(n_items):
+        s_max = max(s_max, offsets[i + 1] - offsets[i])
+    A = np.zeros((s_max, s_max))
+    Ainv = np.zeros((s_max, s_max))
+    work = np.zeros((s_max, s_max))
+    gvec = np.zeros(s_max)
+    bvec = np.zeros(s_max)
+    spat = np.zeros(T)
+    bq = np.zeros(M)
+    bpy = np.zeros(T)
+    bcat = np.zeros(n_cat)
+    gd = 0.0
+    for i in range(n_items):
+        lo = offsets[i]
+        s = offsets[i + 1] - lo
+        if s == 0:
+            continue
+        gi = gcat[item_cat[i]] if has_cat else 0.0
+        po = pat_off[i]
+        for a in range(s):
+            c = lo + a
+            q = lat_q[c]
+            acc = 0.0
+            for t in range(T):
+                acc += (proj[c, t] - pc[t, q]) * inv_v[t]
+            gvec[a] = acc - gi * inv_v[0]
+            for b in range(a + 1):
+                A[a, b] = table[pats[po + a * s + b]]
+            A[a, a] += lat_d0[c] * inv_rep2
+        logdet = _cholesky(A, s)
+        _solve(A, s, gvec, bvec)
+        quad = 0.0
+        for a in range(s):
+            quad += gvec[a] * bvec[a]
+        logp += -0.5 * (logdet - quad)
+        _inverse(A, s, work, Ainv)
+        # d/dM = -(M^-1 + b b') / 2, by the pattern of each entry; d/d g = b
+        sb = 0.0
+        for a in range(s):
+            c = lo + a
+            row = po + a * s
+            for b in range(a):  # both triangles at once: M is symmetric
+                spat[pats[row + b]] += -(Ainv[a, b] + bvec[a] * bvec[b])
+            diag = -0.5 * (Ainv[a, a] + bvec[a] * bvec[a])
+            spat[pats[row + a]] += diag
+            gd += diag * lat_d0[c]
+            bq[lat_q[c]] += bvec[a]
+            for t in range(T):
+                bpy[t] += bvec[a] * proj[c, t]
+            sb += bvec[a]
+        if has_cat:
+            bcat[item_cat[i]] += sb
+    # collect: M's table and diagonal, then g's dependence on v, crot and the categories
+    for t in range(T):
+        acc = 0.0
+        for pat in range(T):
+            acc += spat[pat] * pi_pat[t, pat]
+        g_v[t] += -acc / (v[t] * v[t])
+        pcb = 0.0
+        for q in range(M):
+            pcb += bq[q] * pc[t, q]
+        extra = 0.0
+        if t == 0 and has_cat:
+            for c in range(n_cat):
+                extra += bcat[c] * gcat[c]
+        g_v[t] += -(bpy[t] - pcb - extra) / (v[t] * v[t])
+    if rep_index >= 0:
+        g_s2[rep_index] += -gd * inv_rep2 * inv_rep2 - 0.5 * n_short * inv_rep2
+    for r in range(M):
+        t = rtype[r]
+        acc = 0.0
+        for q in range(M):
+            acc += H[r, q] * bq[q]
+        g_crot[r] += -acc / v[t]
+    for c in range(n_cat):
+        g_g[c] += -bcat[c] / v[0]
+
+    # -- within cells -------------------------------------------------------------------
+    if rep_index >= 0:
+        logp += -0.5 * within_dof * np.log(s2[rep_index]) - 0.5 * within_ss * inv_rep2
+        g_s2[rep_index] += -0.5 * within_dof * inv_rep2 + 0.5 * within_ss * inv_rep2 * inv_rep2
+
+    # -- back through the reparameterised shared effects ---------------------------------------
+    if has_cat:
+        for c in range(n_cat):
+            gc, w, pi, root, e = gcat[c], cat_w[c], cat_pi[c], cat_root[c], cat_e[c]
+            info = n_cat_items[c] * M / v[0]
+            G = g_g[c] - gc / var_cat  # prior's slope
+            grad[g_off + c] = G / root
+            # x = w e + u / root, pi = info + 1/var, w = info / pi, info = n M / v0
+            u = x[g_off + c]
+            dpi_dv = -info / v[0]
+            dw_dv = dpi_dv * (1.0 / var_cat) / (pi * pi)
+            dx_dv = e * dw_dv - 0.5 * u * dpi_dv / (pi * root)
+            dpi_dvar = -1.0 / (var_cat * var_cat)
+            dw_dvar = info / (var_cat * var_cat) / (pi * pi)
+            dx_dvar = e * dw_dvar - 0.5 * u * dpi_dvar / (pi * root)
+            g_v[0] += G * dx_dv - 0.5 * dpi_dv / pi
+            g_s2[cat_index] += G * dx_dvar - 0.5 * dpi_dvar / pi
+            g_s2[cat_index] += -0.5 / var_cat + 0.5 * gc * gc / (var_cat * var_cat)
+            g_crot[0] += -G * w / sqm
+    g_mrot = g_crot.copy()
+    for k in range(n_alpha):
+        r = alpha_r[k]
+        t = rtype[r]
+        a, w, pi, root, e = alpha[k], alpha_w[k], alpha_pi[k], alpha_root[k], alpha_e[k]
+        info = n_i / v[t]
+        G = g_crot[r] - a / gam[t]
+        u = x[a_off + k]
+        grad[a_off + k] = G / root
+        dpi_dv = -info / v[t]
+        dw_dv = dpi_dv * (1.0 / gam[t]) / (pi * pi)
+        dx_dv = e * dw_dv - 0.5 * u * dpi_dv / (pi * root)
+        dpi_dg = -1.0 / (gam[t] * gam[t])
+        dw_dg = info / (gam[t] * gam[t]) / (pi * pi)
+        dx_dg = e * dw_dg - 0.5 * u * dpi_dg / (pi * root)
+        g_v[t] += G * dx_dv - 0.5 * dpi_dv / pi
+        g_gam[t] += G * dx_dg - 0.5 * dpi_dg / pi - 0.5 / gam[t] + 0.5 * a * a / (gam[t] * gam[t])
+        g_mrot[r] += -G * w
+    g_m = H.T @ g_mrot
+    g_mu += g_m.sum()
+    for f in range(n_fix):
+        for q in range(M):
+            g_betas[b_off[f] + fix_level[f, q]] += g_m[q]
+    g_s2 += g_v @ v_coef + g_gam @ g_coef
+    g_sd += 2.0 * sd * g_s2
+    finish_gradient(grad, sd, g_sd, g_mu, g_betas, b_off, fix_off, fix_len, bases, base_off)
+    return logp, grad
+
+
+# every njit above: its cache is keyed on every kernel's source too (:data:`SOURCE_DIGEST`)
+key_cache_on_sources(globals())

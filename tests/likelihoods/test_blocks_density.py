@@ -1,0 +1,113 @@
+"""The ``blocks`` likelihood is exact: integrating its sampled shared effects out (the log
+density is quadratic in them) gives the marginal model's log density up to a constant, on every
+layout it serves; its gradient is the log density's.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import bayes_tee as bt
+from bayes_tee.likelihoods import build_model, choose_method, method_note
+from bayes_tee.likelihoods.blocks_density import blocks_density
+
+ROLES = dict(outcome="score", item="item", prompt="prompt", judge="judge", temperature="temperature")
+VALUE = {"log": "{}_log__", "zerosum": "{}_zerosum__", "real": "{}"}
+
+
+def layout(case):
+    kw = dict(n_items=12, n_prompts=3, n_judges=2, n_temperatures=2, n_replicates=3, random_seed=5)
+    roles, extra = dict(ROLES, replicate="replicate"), {}
+    if case == "categories":
+        kw["n_categories"] = 3
+        roles["category"] = "category"
+    if case == "random_judges":
+        extra["judge_effect"] = "random"
+    if case == "no_replicates":
+        kw["n_replicates"] = 1
+        roles.pop("replicate")
+    if case == "items_only":
+        kw.update(n_prompts=1, n_judges=1, n_temperatures=1, n_replicates=4)
+        roles = dict(outcome="score", item="item", replicate="replicate")
+    df = bt.simulate.tee_dgp(**kw)
+    df["score"] = 40.0 + 7.0 * df["score"]  # far from 0 and 1: the centring is exercised
+    rng = np.random.default_rng(0)
+    if case != "no_replicates":
+        df = df.drop(index=rng.choice(df.index, size=len(df) // 10, replace=False))
+    if case == "categories":  # sizes 2, 4, 4 and a few cells empty
+        df = df[~df["item"].isin(df.drop_duplicates("item").groupby("category")["item"].first().iloc[:1])]
+        df = df[~df["item"].isin(df.drop_duplicates("item").groupby("category")["item"].first().iloc[:1])]
+    if case != "items_only":
+        keys = [k for k in ("item", "prompt", "judge", "temperature") if k in df]
+        cell = df[keys].drop_duplicates().iloc[[3, 17, 18]]
+        df = df.merge(cell, how="left", indicator=True).query("_merge == 'left_only'").drop(columns="_merge")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bt.DesignWarning)
+        return bt.validate_design(df, **roles, **extra)
+
+
+CASES = ["calls_lost", "categories", "random_judges", "no_replicates", "items_only"]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_blocks_density_integrates_to_the_marginal_model(case):
+    d = layout(case)
+    assert not d.complete
+    spec = bt.priors.get_prior()
+    dens = blocks_density(d, spec)
+    mm = build_model(d, spec, method="marginal")
+    logp_m = mm.compile_logp(mode="FAST_COMPILE")
+    init = mm.initial_point()
+    lay = dens.layout
+    flat = np.concatenate(
+        [np.arange(lay.ndim)[lay.slices[n]] for n, k, _ in lay.parameters if k == "flat"] + [np.zeros(0, int)]
+    )
+    diffs = []
+    for seed in range(4):
+        x = dens.initial_point(np.random.default_rng(seed))
+        x[flat] = 0.0
+        value, grad = dens.logp_grad(x)
+        # the log density is quadratic in the shared coordinates: exact Hessian by differences
+        hess = np.array(
+            [
+                (dens.logp_grad(x + e)[1] - dens.logp_grad(x - e)[1])[flat] / 2.0
+                for e in np.eye(lay.ndim)[flat]
+            ]
+        ).reshape(flat.size, flat.size)
+        hess = -0.5 * (hess + hess.T)
+        g = grad[flat]
+        integral = value + 0.5 * g @ np.linalg.solve(hess, g) - 0.5 * np.linalg.slogdet(hess)[1]
+        integral += 0.5 * flat.size * np.log(2 * np.pi)
+        point = {
+            VALUE[k].format(n): x[lay.slices[n]].reshape(np.shape(init[VALUE[k].format(n)]))
+            for n, k, _ in lay.parameters
+            if k != "flat"
+        }
+        diffs.append(integral - logp_m(point))
+    assert np.ptp(diffs) < 1e-8 * max(1.0, abs(np.mean(diffs))), diffs
+
+
+@pytest.mark.parametrize("case", ["calls_lost", "categories"])
+def test_blocks_gradient_is_the_log_density_s(case):
+    dens = blocks_density(layout(case), bt.priors.get_prior("half_normal"))
+    x = dens.initial_point(np.random.default_rng(3))
+    value, grad = dens.logp_grad(x)
+    eps = 1e-6
+    numeric = [
+        (dens.logp_grad(x + eps * e)[0] - dens.logp_grad(x - eps * e)[0]) / (2 * eps) for e in np.eye(x.size)
+    ]
+    np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-5 * np.abs(grad).max())
+
+
+def test_auto_takes_blocks_for_lost_calls_and_says_why():
+    d = layout("calls_lost")
+    assert choose_method(d) == "blocks"
+    assert "integrated out exactly item by item" in method_note(d, "blocks")
+
+
+def test_complete_cells_need_no_block():
+    d = layout("items_only")
+    dens = blocks_density(d, bt.priors.get_prior())
+    assert dens.short_cells == int((d.cells["n"] < d.cells["n"].max()).sum())
+    assert dens.blocks.empty_cells == 0
