@@ -6,9 +6,12 @@ The data are Messing (2026)'s Table 8 generator at the paper's facet counts (5 p
 3 temperatures x 8 replicates): one block of 1,410 items repeated under new item labels with
 fresh replicate noise up to ``--items`` items (28,200: 10.15M calls, 1.27M cells), written as a
 parquet dataset of one file per block; ``--lost`` drops that share of the
-calls at random (the fit then takes ``augmented``, whose cost grows with the cells).
+calls at random (the fit then takes ``blocks``, whose cost grows with the items). ``--modes
+cluster`` fits the path through a local ``dask.distributed`` cluster (2 worker processes started
+here) with ``client=``: the measured process only receives per-cell statistics and samples.
 
     python benchmarks/bench_outofcore.py [--items 28200] [--lost 0.0] [--keep DIR]
+        [--modes parquet pandas cluster] [--draws N]
 """
 
 from __future__ import annotations
@@ -42,14 +45,19 @@ FIT = r"""
 import json, resource, sys, time, warnings
 import bayes_tee as bt
 import pandas as pd
-path, mode = sys.argv[1], sys.argv[2]
+path, mode, draws, address = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 roles = dict(outcome="score", item="item", prompt="prompt", judge="judge", temperature="temperature",
              replicate="replicate")
+client = None
+if mode == "cluster":  # the scheduler and workers are other processes: only this one is measured
+    from distributed import Client
+    client = Client(address)
 t = time.perf_counter()
 data = pd.read_parquet(path) if mode == "pandas" else path
+kw = dict(draws=draws, tune=draws) if draws else {}
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
-    post = bt.fit_posterior(data, **roles, random_seed=1, progressbar=False)
+    post = bt.fit_posterior(data, **roles, random_seed=1, progressbar=False, client=client, **kw)
 wall = time.perf_counter() - t
 d = post.diagnostics()
 print(json.dumps(dict(mode=mode, calls=post.design.n_rows, cells=len(post.design.cells), method=post.method,
@@ -64,6 +72,10 @@ def main() -> None:
     ap.add_argument("--items", type=int, default=28200)
     ap.add_argument("--lost", type=float, default=0.0)
     ap.add_argument("--keep", help="write (or reuse) the dataset here instead of a temporary directory")
+    ap.add_argument(
+        "--modes", nargs="+", default=["parquet", "pandas"], choices=["parquet", "pandas", "cluster"]
+    )
+    ap.add_argument("--draws", type=int, default=0, help="draws and tuning steps per chain (0: the defaults)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(args.keep or tmp)
@@ -73,9 +85,15 @@ def main() -> None:
             subprocess.run(cmd, check=True)
         size = sum(p.stat().st_size for p in path.glob("*.parquet")) / 2**20
         print(f"dataset: {path} ({size:.0f} MB parquet)")
-        rows = {}
-        for mode in ("parquet", "pandas"):
-            out = subprocess.run([sys.executable, "-c", FIT, str(path), mode], capture_output=True, text=True)
+        rows, cluster = {}, None
+        if "cluster" in args.modes:  # a local dask.distributed cluster in this (parent) process
+            from distributed import LocalCluster
+
+            cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+        for mode in args.modes:
+            address = cluster.scheduler_address if mode == "cluster" else ""
+            cmd = [sys.executable, "-c", FIT, str(path), mode, str(args.draws), address]
+            out = subprocess.run(cmd, capture_output=True, text=True)
             if out.returncode:
                 print(f"{mode}: failed: {out.stderr.strip().splitlines()[-1]}")
                 continue
@@ -86,7 +104,9 @@ def main() -> None:
                 f"R-hat {r['max_rhat']:.3f} div {r['divergences']}",
                 flush=True,
             )
-        if len(rows) == 2:
+        if cluster is not None:
+            cluster.close()
+        if {"parquet", "pandas"} <= set(rows):
             p, q = rows["parquet"], rows["pandas"]
             print(
                 f"parquet path / pandas: memory {p['peak_gb'] / q['peak_gb']:.2f}x, "

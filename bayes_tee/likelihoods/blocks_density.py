@@ -43,7 +43,7 @@ import numpy as np
 from .._core.density import Layout
 from .._core.priors import PriorSpec
 from ..design.roles import Design
-from .blocks_layout import _types, item_blocks
+from .blocks_layout import blocks_limitation, cell_types, item_blocks, type_coefficients
 from .kernels.blocks import blocks_logp_grad
 from .kernels.strata import FAMILIES
 from .levels import coords
@@ -72,11 +72,12 @@ class BlocksDensity:
         self.blocks = item_blocks(design)
         self.var_terms = [t for t in design.terms if t.kind != "fixed"]
         fixed = [t for t in design.terms if t.kind == "fixed"]
-        if any(len(t.facets) != 1 or t.facets[0] == "item" for t in fixed):
-            raise ValueError("method='blocks' takes fixed main effects of the non-item facets only.")
+        why = blocks_limitation(design)
+        if why:
+            raise ValueError(f"method='blocks' does not fit this design: {why}. Use method='auto'.")
         self.fixed = fixed
         a = self.blocks.arrays
-        self.v_coef, self.g_coef = self._coefficients()
+        self.v_coef, self.g_coef = type_coefficients(design, self.var_terms, self.blocks.replicates)
         self.alpha_r = np.flatnonzero(self.g_coef.any(axis=1)[a["rtype"]]).astype(np.int64)
         n_cat = 0 if design.categories is None else len(design.categories)
         params = [(t.var_name, "log", ()) for t in self.var_terms] + [("mu", "real", ())]
@@ -90,37 +91,13 @@ class BlocksDensity:
         self.short_cells = self.blocks.short_cells
         self._args = self._pack()
 
-    def _coefficients(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per type ``t`` and variance term: ``v_t = v_coef[t] @ sigma2`` (a complete item's
-        eigenvalue on the type-``t`` contrasts) and ``gamma_t = g_coef[t] @ sigma2`` (the
-        item-free effects' variance there).
-        """
-        d, R = self.design, self.blocks.replicates
-        inner, levels, _ = _types(d)
-        T = 1 << len(inner)
-        v, g = np.zeros((T, len(self.var_terms))), np.zeros((T, len(self.var_terms)))
-        for j, term in enumerate(self.var_terms):
-            if term.kind == "residual":
-                v[:, j] = 1.0 / R
-                continue
-            if term.label == "category":
-                continue
-            own = {inner.index(f) for f in term.facets if f in inner}
-            rest = float(np.prod([levels[f] for f in range(len(inner)) if f not in own]))
-            for t in range(T):
-                if all(f in own for f in range(len(inner)) if t >> f & 1):
-                    (v if "item" in term.facets else g)[t, j] = rest
-        if not (v > 0).any(axis=1).all():
-            raise ValueError("method='blocks' needs a term that varies within every cell type (a residual).")
-        return v, g
-
     def _pack(self) -> tuple:
         d, lay, b = self.design, self.layout, self.blocks
         f64, i64 = np.float64, np.int64
         sds = self.sd_priors
         names = [t.var_name for t in self.fixed]
         bases = [lay.bases[n].ravel() for n in names]
-        inner, levels, _ = _types(d)
+        inner, levels, _ = cell_types(d)
         grid = np.indices(levels).reshape(len(levels), -1) if inner else np.zeros((0, 1), int)
         fix_level = np.zeros((len(self.fixed), grid.shape[1]), dtype=i64)
         for k, t in enumerate(self.fixed):
@@ -151,8 +128,6 @@ class BlocksDensity:
             "rep_index": next((j for j, t in enumerate(self.var_terms) if t.kind == "residual"), -1),
         }
         a.update(b.arrays)
-        if a["rep_index"] < 0 and b.short_cells:
-            raise ValueError("method='blocks' needs a residual term when cells hold unequal calls.")
         return tuple(a[name] for name in KERNEL_ARGUMENTS)
 
     def logp_grad(self, x: np.ndarray) -> tuple[float, np.ndarray]:

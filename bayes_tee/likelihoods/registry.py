@@ -61,6 +61,9 @@ class Likelihood:
         ``(design, priors) -> Density``: the same model as a NumPy log density with its
         gradient (:mod:`bayes_tee._core.density`), which nutpie samples without compiling;
         ``None`` when the model is only a PyMC graph.
+    target_accept : callable or None
+        ``design -> float or None``: the NUTS acceptance target this likelihood needs on the
+        layout, when it differs from the family's default (``None``: the family's).
     """
 
     name: str
@@ -71,6 +74,7 @@ class Likelihood:
     postprocess: Callable[[xr.Dataset], xr.Dataset] | None = None
     loglik: str = ""
     density: Callable[[Design, PriorSpec], Density] | None = None
+    target_accept: Callable[[Design], float | None] | None = None
 
 
 # PyMC (and PyTensor) are imported where a PyMC graph is built, not by the registry: a fit
@@ -169,6 +173,18 @@ def _blocks_density(d: Design, p: PriorSpec) -> Density:
     return blocks_density(d, p)
 
 
+def _blocks_fit(d: Design) -> bool:
+    from .blocks_layout import blocks_limitation
+
+    return blocks_limitation(d) is None
+
+
+def _blocks_accept(d: Design) -> float | None:
+    from .blocks_layout import blocks_target_accept
+
+    return blocks_target_accept(d)
+
+
 def _binomial_data(d: Design) -> dict[str, np.ndarray]:
     from .glmm_layout import binomial_data
 
@@ -236,6 +252,7 @@ LIKELIHOODS: dict[str, Likelihood] = {
             _marginal,  # the same posterior as a PyMC graph (sampler="pymc"): every effect integrated
             loglik="marginal",
             density=_blocks_density,
+            target_accept=_blocks_accept,
         ),
         Likelihood("marginal", "gaussian", _marginal, loglik="marginal"),
         Likelihood(
@@ -315,7 +332,7 @@ def choose_method(design: Design) -> str:
     if design.complete:
         return "balanced"
     share, most = _latent_share(design)
-    if share <= most and blocks_cost(design) <= MAX_MARGINAL_FLOPS:
+    if share <= most and _blocks_fit(design) and blocks_cost(design) <= MAX_MARGINAL_FLOPS:
         return "blocks"
     return "marginal" if marginal_cost(design) <= MAX_MARGINAL_FLOPS else "cells"
 

@@ -137,9 +137,11 @@ def sampler_settings(
     target_accept: float | None = None,
     random_seed: int | None = None,
     progressbar: bool = True,
+    likelihood_accept: float | None = None,
 ) -> Settings:
-    """The sampler's settings: the family's defaults where the caller gives none, and a drawn
-    seed (recorded in the posterior) when ``random_seed`` is ``None``.
+    """The sampler's settings: the family's defaults where the caller gives none (the
+    likelihood's ``target_accept`` for the layout, ``likelihood_accept``, before the family's),
+    and a drawn seed (recorded in the posterior) when ``random_seed`` is ``None``.
 
     >>> from bayes_tee.families import get_family
     >>> s = sampler_settings(get_family("binomial"), random_seed=1)
@@ -154,6 +156,7 @@ def sampler_settings(
     if sampler not in ("nutpie", "pymc"):
         raise DesignError(f"sampler must be 'nutpie' or 'pymc', got {sampler!r}.")
     d_tune, d_draws, d_accept = family.sampler_defaults()
+    d_accept = d_accept if likelihood_accept is None else likelihood_accept
     seed = int(np.random.default_rng().integers(2**31)) if random_seed is None else int(random_seed)
     return Settings(
         sampler=sampler,
@@ -325,7 +328,8 @@ def fit_posterior(
         cost is large, else ``cells`` (``rows`` is the slow textbook form, for benchmarks).
         ``augmented`` (the balanced likelihood with one latent value per short cell) is kept
         by name. ``balanced``, ``blocks`` and ``augmented`` compile nothing per layout.
-        The GLMM (``family="binomial"``) is ``binomial`` (every effect sampled, the cell effect non-centred) or
+        The GLMM (``family="binomial"``) is ``binomial`` (every effect sampled, the cell
+        effect non-centred) or
         ``binomial_quadrature`` (the cell effect integrated out by adaptive Gauss-Hermite
         quadrature: exact and funnel-free whatever the calls per cell, about 10x the cost per
         evaluation at 8 calls per cell); neither compiles anything per layout
@@ -375,6 +379,7 @@ def fit_posterior(
     settings = sampler_settings(
         fam, sampler=sampler, chains=chains, tune=tune, draws=draws, target_accept=target_accept,
         random_seed=random_seed, progressbar=progressbar,
+        likelihood_accept=lk.target_accept(design) if lk.target_accept else None,
     )  # fmt: skip
     idata, info = sample_posterior(design, lk, spec, settings)
     return make_posterior(idata, design, spec, lk, info)

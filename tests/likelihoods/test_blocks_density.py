@@ -11,6 +11,7 @@ import pytest
 import bayes_tee as bt
 from bayes_tee.likelihoods import build_model, choose_method, method_note
 from bayes_tee.likelihoods.blocks_density import blocks_density
+from bayes_tee.likelihoods.blocks_layout import blocks_limitation
 
 ROLES = dict(outcome="score", item="item", prompt="prompt", judge="judge", temperature="temperature")
 VALUE = {"log": "{}_log__", "zerosum": "{}_zerosum__", "real": "{}"}
@@ -111,3 +112,18 @@ def test_complete_cells_need_no_block():
     dens = blocks_density(d, bt.priors.get_prior())
     assert dens.short_cells == int((d.cells["n"] < d.cells["n"].max()).sum())
     assert dens.blocks.empty_cells == 0
+
+
+def test_a_design_blocks_cannot_fit_is_named_and_auto_goes_elsewhere():
+    df = bt.simulate.tee_dgp(
+        n_items=10, n_prompts=2, n_judges=2, n_temperatures=1, outcome="bernoulli", random_seed=1
+    )
+    df = df.iloc[3:]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bt.DesignWarning)
+        binary = bt.validate_design(
+            df, **{k: v for k, v in ROLES.items() if k != "temperature"}, family="binomial"
+        )
+    assert "Gaussian" in blocks_limitation(binary)
+    assert choose_method(binary) != "blocks"
+    assert blocks_limitation(layout("calls_lost")) is None

@@ -200,3 +200,30 @@ def test_sampler_settings_out_of_range_are_refused_before_sampling(bad):
     """draws=0 returned an empty posterior and chains=0 a KeyError from deep inside."""
     with pytest.raises(bt.DesignError, match=next(iter(bad))):
         bt.fit_posterior(bt.datasets.load("tee_demo"), outcome="score", item="item", **bad)
+
+
+@pytest.mark.slow
+def test_unequal_categories_with_calls_lost_pass_their_diagnostics_and_recover():
+    """Items in 6 categories of 3 to 12 items and 5% of calls lost at random: ``auto`` takes the
+    item blocks (no phantom item, no latent cell), passes every diagnostic at the defaults and
+    covers the true components; the same items complete fit the strata likelihood.
+    """
+    df = bt.simulate.tee_dgp(
+        n_items=72, n_prompts=3, n_judges=3, n_temperatures=2, n_replicates=4, n_categories=6, random_seed=8
+    )
+    items = df.drop_duplicates("item").groupby("category")["item"].apply(list)
+    keep = [i for k, (_, its) in enumerate(items.items()) for i in its[: [3, 5, 7, 9, 11, 12][k]]]
+    df = df[df["item"].isin(keep)]
+    complete = bt.validate_design(df, **ROLES, category="category")
+    assert complete.complete and not complete.balanced
+    lossy = df[np.random.default_rng(1).random(len(df)) > 0.05]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", bt.DiagnosticWarning)  # must pass at default settings
+        warnings.simplefilter("ignore", bt.DesignWarning)
+        post = bt.fit_posterior(lossy, **ROLES, category="category", random_seed=3, progressbar=False)
+    d = post.diagnostics()
+    assert d["ok"] and d["divergences"] == 0, d
+    assert post.method == "blocks"
+    truth = {k: v for k, v in df.attrs["truth"].items() if k in set(post.components()["component"])}
+    hits = covered(post, truth)
+    assert sum(hits.values()) >= len(hits) - 1, hits
