@@ -45,7 +45,7 @@ from .._core.priors import PriorSpec
 from ..design.roles import Design
 from .blocks_layout import blocks_limitation, cell_types, item_blocks, type_coefficients
 from .kernels.blocks import blocks_logp_grad
-from .kernels.strata import FAMILIES
+from .kernels.prior import FAMILIES
 from .levels import coords
 
 #: Names of the sampled shared effects' coordinates (not reported).

@@ -210,10 +210,14 @@ def _binomial_quadrature(d: Design, p: PriorSpec, c: dict | None) -> pm.Model:
 
 
 def _latent_share(design: Design) -> tuple[float, float]:
-    """The share of the completed cells that are latent, and the most :mod:`.augment` takes."""
-    from .augment import MAX_LATENT_SHARE, augment_layout
+    """The share of the full cross's cells short of the most calls a cell holds (empty ones
+    included), and the most the item blocks or the augmented model take (:mod:`.augment`).
+    """
+    from .augment import MAX_LATENT_SHARE
 
-    return augment_layout(design).latent_share, MAX_LATENT_SHARE
+    n = design.cells["n"].to_numpy()
+    full = int((n == n.max()).sum())
+    return 1.0 - full / float(design.n_full_cells), MAX_LATENT_SHARE
 
 
 def _rows(design: Design, priors: PriorSpec, centering: dict | None) -> pm.Model:
