@@ -31,6 +31,11 @@ if TYPE_CHECKING:
 #: slower than sampling the random effects (measured: ~1e6 flops run in ~0.3 ms here).
 MAX_MARGINAL_FLOPS = 5e7
 
+#: The item blocks' cost is linear in the items; past this many floating-point operations per
+#: item and evaluation (about 70 short cells in one item) the item is mostly invented and the
+#: marginal or cell model is the better form.
+MAX_BLOCK_FLOPS_PER_ITEM = 2e5
+
 
 @dataclass(frozen=True)
 class Likelihood:
@@ -336,7 +341,8 @@ def choose_method(design: Design) -> str:
     if design.complete:
         return "balanced"
     share, most = _latent_share(design)
-    if share <= most and _blocks_fit(design) and blocks_cost(design) <= MAX_MARGINAL_FLOPS:
+    per_item = blocks_cost(design) / max(len(design.levels["item"]), 1)
+    if share <= most and _blocks_fit(design) and per_item <= MAX_BLOCK_FLOPS_PER_ITEM:
         return "blocks"
     return "marginal" if marginal_cost(design) <= MAX_MARGINAL_FLOPS else "cells"
 

@@ -6,6 +6,7 @@ layout it serves; its gradient is the log density's.
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import bayes_tee as bt
@@ -127,3 +128,26 @@ def test_a_design_blocks_cannot_fit_is_named_and_auto_goes_elsewhere():
     assert "Gaussian" in blocks_limitation(binary)
     assert choose_method(binary) != "blocks"
     assert blocks_limitation(layout("calls_lost")) is None
+
+
+def test_auto_keeps_the_blocks_however_many_items():
+    """The blocks' cost is linear in the items: a large run whose total cost passes the marginal
+    model's cap still gets them (not the cell model, which samples every item effect).
+    """
+    from bayes_tee.likelihoods.blocks_layout import blocks_cost
+    from bayes_tee.likelihoods.registry import MAX_MARGINAL_FLOPS
+
+    rng = np.random.default_rng(0)
+    items, prompts, judges, temps, reps = 1300, 5, 4, 4, 2
+    grid = np.stack(
+        np.meshgrid(*[np.arange(n) for n in (items, prompts, judges, temps, reps)], indexing="ij"), -1
+    )
+    grid = grid.reshape(-1, 5)
+    grid = grid[rng.random(len(grid)) > 0.3]
+    df = pd.DataFrame(grid, columns=["item", "prompt", "judge", "temperature", "replicate"])
+    df["score"] = rng.normal(size=len(df)) + 0.1 * df["item"] % 7
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bt.DesignWarning)
+        d = bt.validate_design(df, **ROLES, replicate="replicate")
+    assert blocks_cost(d) > MAX_MARGINAL_FLOPS
+    assert choose_method(d) == "blocks"
