@@ -26,7 +26,7 @@ so its NUTS trajectories lengthen with their number).
 
 >>> import bayes_tee as bt
 >>> df = bt.datasets.load("tee_demo")
->>> d = bt.validate_design(df.iloc[3:], outcome="score", item="item", prompt="prompt",
+>>> d = bt.validate_design(df.iloc[1:], outcome="score", item="item", prompt="prompt",
 ...                        judge="judge", temperature="temperature", replicate="replicate")
 >>> dens = blocks_density(d, bt.priors.get_prior())
 >>> value, grad = dens.logp_grad(dens.initial_point(np.random.default_rng(1)))

@@ -3,7 +3,7 @@ each item's short and empty cells, the patterns of facets they share, the rotate
 the data, and the cost model. Nothing here depends on the parameters or imports numba.
 
 >>> import bayes_tee as bt
->>> d = bt.validate_design(bt.datasets.load("tee_demo").iloc[3:], outcome="score", item="item",
+>>> d = bt.validate_design(bt.datasets.load("tee_demo").iloc[1:], outcome="score", item="item",
 ...                        prompt="prompt", judge="judge", temperature="temperature",
 ...                        replicate="replicate")
 >>> b = item_blocks(d)
