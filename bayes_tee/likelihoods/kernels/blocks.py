@@ -152,7 +152,9 @@ def blocks_logp_grad(
     within_dof,
     within_ss,
 ):  # pragma: no cover - compiled
-    """Log density and its gradient at unconstrained ``x`` (see :mod:`..blocks_density`)."""
+    """Log density and its gradient at unconstrained ``x``; the model and notation are in
+    :mod:`bayes_tee.likelihoods.blocks_density`.
+    """
     n_var = fam.size
     M, T = n_cells, df_t.size
     grad = np.zeros_like(x)
