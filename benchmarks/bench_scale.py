@@ -28,6 +28,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bench_messy import LME4, lme4_formula  # the same lmer call and formula (benchmarks/ is on the path)
+
 CHILD = r"""
 import json, sys, time, warnings
 t0 = time.perf_counter()
@@ -62,16 +64,6 @@ print(json.dumps(dict(calls=len(df), method=post.method, fit_s=round(fit_s, 1), 
                       max_rhat=round(d["max_rhat"], 3), min_ess=ess, div=d["divergences"], terms=terms)))
 """
 
-LME4 = r"""
-suppressMessages(library(lme4))
-args <- commandArgs(trailingOnly = TRUE)
-df <- read.csv(args[1])
-for (f in c("item", "prompt", "judge", "temperature", "category"))
-  if (f %in% names(df)) df[[f]] <- factor(df[[f]])
-t <- system.time(fit <- lmer(as.formula(args[2]), data = df, REML = TRUE))[["elapsed"]]
-cat(sprintf("%.2f\n", t))
-"""
-
 LAYOUTS = [("no categories", 0.0, False), ("complete", 0.0, True), ("5% lost", 0.05, True)]
 
 
@@ -82,12 +74,6 @@ def run(n_items: int, loss: float, categories: bool, csv: str = "") -> dict | No
         print(f"  failed: {out.stderr.strip().splitlines()[-1]}", flush=True)
         return None
     return json.loads(out.stdout.strip().splitlines()[-1])
-
-
-def lme4_formula(terms: list[tuple[str, str]]) -> str:
-    fixed = [label for label, kind in terms if kind == "fixed"]
-    random = [f"(1 | {label})" for label, kind in terms if kind == "random"]
-    return "score ~ " + " + ".join(fixed + random if fixed else ["1", *random])
 
 
 def main() -> None:

@@ -35,6 +35,22 @@ def _shrunk(e, u, info, var):  # pragma: no cover - compiled
     return x, w, pi, root
 
 
+@numba.njit(cache=True, nogil=True)
+def _shrunk_slopes(G, x, u, e, pi, root, info, v, var):  # pragma: no cover - compiled
+    """Slopes in ``v`` and ``var`` of the log density through :func:`_shrunk`'s
+    ``x = w e + u / sqrt(pi)`` (``G`` its slope in ``x``), its Jacobian ``-log(pi) / 2`` and its
+    prior ``N(0, var)``.
+    """
+    dpi_dv = -info / v
+    dpi_dvar = -1.0 / (var * var)
+    dw_dv = dpi_dv / var / (pi * pi)
+    dw_dvar = info / (var * var) / (pi * pi)
+    half = 0.5 * u / (pi * root)
+    g_v = G * (e * dw_dv - half * dpi_dv) - 0.5 * dpi_dv / pi
+    g_var = G * (e * dw_dvar - half * dpi_dvar) - 0.5 * dpi_dvar / pi
+    return g_v, g_var - 0.5 / var + 0.5 * x * x / (var * var)
+
+
 @numba.njit(cache=True, nogil=True, fastmath=FAST)
 def _cholesky(A, s):  # pragma: no cover - compiled
     """Lower Cholesky factor of the leading ``s x s`` block of ``A`` (in place) and its log
@@ -329,39 +345,31 @@ def blocks_logp_grad(
     # -- back through the reparameterised shared effects ---------------------------------------
     if has_cat:
         for c in range(n_cat):
-            gc, w, pi, root, e = gcat[c], cat_w[c], cat_pi[c], cat_root[c], cat_e[c]
-            info = n_cat_items[c] * M / v[0]
+            gc = gcat[c]
             G = g_g[c] - gc / var_cat  # prior's slope
-            grad[g_off + c] = G / root
-            # x = w e + u / root, pi = info + 1/var, w = info / pi, info = n M / v0
-            u = x[g_off + c]
-            dpi_dv = -info / v[0]
-            dw_dv = dpi_dv * (1.0 / var_cat) / (pi * pi)
-            dx_dv = e * dw_dv - 0.5 * u * dpi_dv / (pi * root)
-            dpi_dvar = -1.0 / (var_cat * var_cat)
-            dw_dvar = info / (var_cat * var_cat) / (pi * pi)
-            dx_dvar = e * dw_dvar - 0.5 * u * dpi_dvar / (pi * root)
-            g_v[0] += G * dx_dv - 0.5 * dpi_dv / pi
-            g_s2[cat_index] += G * dx_dvar - 0.5 * dpi_dvar / pi
-            g_s2[cat_index] += -0.5 / var_cat + 0.5 * gc * gc / (var_cat * var_cat)
+            grad[g_off + c] = G / cat_root[c]
+            info = n_cat_items[c] * M / v[0]
+            dv, dvar = _shrunk_slopes(
+                G, gc, x[g_off + c], cat_e[c], cat_pi[c], cat_root[c], info, v[0], var_cat
+            )
+            g_v[0] += dv
+            g_s2[cat_index] += dvar
+            w = cat_w[c]
             g_crot[0] += -G * w / sqm
     g_mrot = g_crot.copy()
     for k in range(n_alpha):
         r = alpha_r[k]
         t = rtype[r]
-        a, w, pi, root, e = alpha[k], alpha_w[k], alpha_pi[k], alpha_root[k], alpha_e[k]
-        info = n_i / v[t]
+        a = alpha[k]
         G = g_crot[r] - a / gam[t]
-        u = x[a_off + k]
-        grad[a_off + k] = G / root
-        dpi_dv = -info / v[t]
-        dw_dv = dpi_dv * (1.0 / gam[t]) / (pi * pi)
-        dx_dv = e * dw_dv - 0.5 * u * dpi_dv / (pi * root)
-        dpi_dg = -1.0 / (gam[t] * gam[t])
-        dw_dg = info / (gam[t] * gam[t]) / (pi * pi)
-        dx_dg = e * dw_dg - 0.5 * u * dpi_dg / (pi * root)
-        g_v[t] += G * dx_dv - 0.5 * dpi_dv / pi
-        g_gam[t] += G * dx_dg - 0.5 * dpi_dg / pi - 0.5 / gam[t] + 0.5 * a * a / (gam[t] * gam[t])
+        grad[a_off + k] = G / alpha_root[k]
+        info = n_i / v[t]
+        dv, dgam = _shrunk_slopes(
+            G, a, x[a_off + k], alpha_e[k], alpha_pi[k], alpha_root[k], info, v[t], gam[t]
+        )
+        g_v[t] += dv
+        g_gam[t] += dgam
+        w = alpha_w[k]
         g_mrot[r] += -G * w
     g_m = H.T @ g_mrot
     g_mu += g_m.sum()
