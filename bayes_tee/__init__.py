@@ -24,7 +24,17 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from ._core.exceptions import CalibrationWarning, DesignError, DesignWarning, DiagnosticWarning
+from ._core.exceptions import (
+    ArgumentError,
+    CalibrationWarning,
+    DesignError,
+    DesignWarning,
+    DiagnosticWarning,
+    FileError,
+    MissingFileError,
+    SamplingError,
+    UnknownNameError,
+)
 from ._core.version import __version__
 
 #: Public name -> (module, attribute); attribute ``None``: the name is the module itself.
@@ -124,14 +134,19 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "ArgumentError",
     "CalibrationWarning",
     "Design",
     "DesignError",
     "DesignWarning",
     "DiagnosticWarning",
+    "FileError",
     "JudgeCalibration",
     "LeaveOneOut",
+    "MissingFileError",
     "Posterior",
+    "SamplingError",
+    "UnknownNameError",
     "__version__",
     "allocation",
     "anova_estimates",

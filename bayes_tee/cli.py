@@ -20,12 +20,14 @@ win), or from the log reader with ``--from inspect|promptfoo|lm-eval`` (:mod:`ba
 ``--prompt`` then names the prompt variant's task argument or metadata key, ``--model`` keeps
 one model, ``--scorers`` some scorers). A costs TOML holds ``cost_per_call`` (a number, or a
 table of price per judge) and optionally ``cost_per_item``. Exit codes: 0 ok, 1 user error
-(one-line reason on stderr, no traceback), 2 diagnostics failed with ``--strict``.
+(one-line reason on stderr, no traceback), 2 diagnostics failed with ``--strict``, 3 an
+unexpected error (a defect; ``BAYES_TEE_TRACEBACK=1`` shows its traceback).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import warnings
 from collections.abc import Sequence
@@ -612,6 +614,16 @@ def main(argv: list[str] | None = None) -> int:
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         print(f"bayes-tee: error: the fit failed: {first}", file=sys.stderr)
         return 1
+    except Exception as err:  # a defect of ours: one line and how to see it whole
+        if os.environ.get("BAYES_TEE_TRACEBACK"):
+            raise
+        first = str(err).strip().splitlines()[0] if str(err).strip() else ""
+        print(
+            f"bayes-tee: error: unexpected {type(err).__name__}: {first} (a defect: please report it "
+            "with the command; BAYES_TEE_TRACEBACK=1 shows the traceback).",
+            file=sys.stderr,
+        )
+        return 3
     if post is not None and getattr(args, "strict", False) and not post.diagnostics()["ok"]:
         return 2
     return 0

@@ -42,6 +42,7 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 
+from ._core.exceptions import ArgumentError, UnknownNameError
 from .studies.dgp import tee_dgp
 
 _DEMOS = {
@@ -81,7 +82,7 @@ def available() -> list[str]:
 
 def _check(name: str) -> None:
     if name not in _DEMOS and name not in _REAL:
-        raise KeyError(f"No data set {name!r}; available: {available()}.")
+        raise UnknownNameError(f"No data set {name!r}; available: {available()}.")
 
 
 def load(name: str = "tee_demo") -> pd.DataFrame:
@@ -176,7 +177,7 @@ def collapse_arena_hard(raw: pd.DataFrame) -> pd.DataFrame:
         elif len(w) == 4:
             games = [(w[0], 3), (w[3], 1)] if w[0] == w[1] == w[2] else [(w[0], 1), (w[1], 3)]
         else:
-            raise ValueError(f"{model} question {q}: {len(w)} rows, expected 2, 4 or 6.")
+            raise ArgumentError(f"{model} question {q}: {len(w)} rows, expected 2, 4 or 6.")
         for game, (winner, weight) in enumerate(games, start=1):
             rows.append(
                 dict(

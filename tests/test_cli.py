@@ -207,6 +207,11 @@ def test_report_renders_in_a_browser(pilot):
         (["fit", "{pf}", "--from", "promptfoo", "--model", "gpt", "--dry-run"], "No model 'gpt'"),
         (["fit", "{lm}", "--from", "lm-eval", "--prompt", "prompt_hash", "--dry-run"], "use 'template'"),
         (["fit", "{d}/pilot.csv", "--roles", "{d}/roles.toml", "--model", "a", "--dry-run"], "add --from"),
+        (["dstudy", "{d}/pilot.nc", "--n", "evaluator="], "not a facet of this design"),
+        (["dstudy", "{d}/pilot.nc", "--n", "prompt="], "has no counts"),
+        (["dstudy", "{d}/pilot.nc", "--prompts", "2", "--n", "prompt=3"], "given twice"),
+        (["dstudy", "{d}/pilot.nc", "--target-se", "-1"], "target_se must be positive"),
+        (["reliability", "{d}/pilot.nc", "--n", "prompt=0"], "must be at least 1"),
     ],
 )
 def test_every_user_error_exits_1_without_traceback(pilot, argv, message, capsys):
@@ -369,3 +374,19 @@ def test_help_loads_neither_numpy_nor_scipy():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stderr.strip().splitlines()[-1] == "[]"
+
+
+def test_an_unexpected_error_is_one_line_exit_3(monkeypatch, capsys):
+    import bayes_tee.cli as cli
+
+    def defect(args):
+        raise TypeError("unsupported operand type(s)\n  more detail")
+
+    monkeypatch.setattr(cli, "_run", defect)
+    monkeypatch.delenv("BAYES_TEE_TRACEBACK", raising=False)
+    assert main(["demo", "--quiet"]) == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unexpected TypeError: unsupported operand type(s)" in err
+    monkeypatch.setenv("BAYES_TEE_TRACEBACK", "1")
+    with pytest.raises(TypeError):
+        main(["demo", "--quiet"])

@@ -14,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import optimize, special, stats
 
+from .exceptions import ArgumentError
+
 __all__ = ["beta_from_mode", "logit_moments"]
 
 
@@ -46,16 +48,16 @@ def beta_from_mode(
     0.2
     """
     if not 0 < mode < 1:
-        raise ValueError(f"mode must be in (0, 1), got {mode}.")
+        raise ArgumentError(f"mode must be in (0, 1), got {mode}.")
     if (lower is None) == (upper is None):
-        raise ValueError("Give exactly one of lower= (a bound below the mode) or upper= (above it).")
+        raise ArgumentError("Give exactly one of lower= (a bound below the mode) or upper= (above it).")
     if not 0.5 < confidence < 1:
-        raise ValueError(f"confidence must be in (0.5, 1), got {confidence}.")
+        raise ArgumentError(f"confidence must be in (0.5, 1), got {confidence}.")
     bound = lower if lower is not None else upper
     if lower is not None and not 0 <= lower < mode:
-        raise ValueError(f"lower={lower} must lie in [0, mode={mode}).")
+        raise ArgumentError(f"lower={lower} must lie in [0, mode={mode}).")
     if upper is not None and not mode < upper <= 1:
-        raise ValueError(f"upper={upper} must lie in (mode={mode}, 1].")
+        raise ArgumentError(f"upper={upper} must lie in (mode={mode}, 1].")
 
     def mass(k: float) -> float:
         d = stats.beta(1 + k * mode, 1 + k * (1 - mode))
@@ -67,7 +69,7 @@ def beta_from_mode(
     while mass(hi) < 0:
         hi *= 2
         if hi > 1e7:
-            raise ValueError("No Beta prior reaches that confidence; move the bound away from the mode.")
+            raise ArgumentError("No Beta prior reaches that confidence; move the bound away from the mode.")
     k = optimize.brentq(mass, 0.0, hi, xtol=1e-10)
     return float(1 + k * mode), float(1 + k * (1 - mode))
 

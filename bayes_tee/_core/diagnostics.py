@@ -57,18 +57,24 @@ def check(tree: xr.DataTree, var_names: list[str]) -> dict:
     tail = ess(post, method="tail")
 
     def extreme(ds, fn) -> float:
-        vals = [float(fn(ds[v].values)) for v in ds.data_vars]
-        return float(fn(np.array(vals)))
+        """The largest or least value over every variable; NaN when none could be computed
+        (R-hat of a single short chain), which fails the check below.
+        """
+        vals = np.concatenate([np.ravel(ds[v].values) for v in ds.data_vars]).astype(float)
+        vals = vals[~np.isnan(vals)]
+        return float(fn(vals)) if vals.size else float("nan")
 
     out = {
-        "max_rhat": extreme(r_hat, np.nanmax),
-        "min_ess_bulk": extreme(bulk, np.nanmin),
-        "min_ess_tail": extreme(tail, np.nanmin),
+        "max_rhat": extreme(r_hat, np.max),
+        "min_ess_bulk": extreme(bulk, np.min),
+        "min_ess_tail": extreme(tail, np.min),
         **_sampler_checks(tree, var_names[0]),
         "n_draws": int(post.sizes["chain"] * post.sizes["draw"]),
     }
     problems = []
-    if not out["max_rhat"] <= MAX_RHAT:
+    if np.isnan(out["max_rhat"]):
+        problems.append("R-hat could not be computed (sample 2 or more chains)")
+    elif not out["max_rhat"] <= MAX_RHAT:
         problems.append(f"max R-hat {out['max_rhat']:.3f} > {MAX_RHAT}")
     if not out["min_ess_bulk"] >= MIN_ESS:
         problems.append(f"min bulk ESS {out['min_ess_bulk']:.0f} < {MIN_ESS}")

@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from .exceptions import ArgumentError
+
 if TYPE_CHECKING:
     import pymc as pm
 
@@ -59,9 +61,9 @@ class SDPrior:
 
     def __post_init__(self) -> None:
         if self.family not in ("half_t", "half_normal", "half_cauchy", "exponential", "gamma"):
-            raise ValueError(f"Unknown prior family {self.family!r}.")
+            raise ArgumentError(f"Unknown prior family {self.family!r}.")
         if not self.scale > 0 or not self.nu > 0:
-            raise ValueError("Prior scale and nu must be positive.")
+            raise ArgumentError("Prior scale and nu must be positive.")
 
     def build(self, name: str, outcome_sd: float) -> pm.Distribution:
         """Create the PyMC variable (inside a model context)."""
@@ -205,4 +207,6 @@ def get_prior(spec: str | PriorSpec | dict | None = None) -> PriorSpec:
         return PriorSpec.from_dict(spec)
     if spec in PRESETS:
         return PRESETS[spec]
-    raise ValueError(f"Unknown prior preset {spec!r}; choose one of {sorted(PRESETS)} or pass a PriorSpec.")
+    raise ArgumentError(
+        f"Unknown prior preset {spec!r}; choose one of {sorted(PRESETS)} or pass a PriorSpec."
+    )

@@ -25,6 +25,7 @@ import xarray as xr
 
 from .compile import compile_density, compile_native
 from .density import Density
+from .exceptions import ArgumentError, SamplingError
 
 if TYPE_CHECKING:
     import pymc as pm
@@ -111,7 +112,7 @@ def sample(
             "start": start,
             "durations": {"compile_s": None, "sample_s": round(t2 - start, 3), "reused_compiled": False},
         }
-    raise ValueError(f"sampler must be 'nutpie' or 'pymc', got {sampler!r}.")
+    raise ArgumentError(f"sampler must be 'nutpie' or 'pymc', got {sampler!r}.")
 
 
 def _numba_performance_warning() -> type[Warning]:
@@ -152,16 +153,23 @@ def _run_nutpie(compiled, chains, tune, draws, target_accept, seed, progressbar,
     t1 = time.perf_counter()
     import nutpie  # loads ArviZ and its plots: only when a fit samples
 
-    idata = nutpie.sample(
-        compiled,
-        chains=chains,
-        tune=tune,
-        draws=draws,
-        seed=seed,
-        target_accept=target_accept,
-        progress_bar=progressbar,  # nutpie's spelling; ours is PyMC's
-        save_warmup=False,
-    )
+    try:
+        idata = nutpie.sample(
+            compiled,
+            chains=chains,
+            tune=tune,
+            draws=draws,
+            seed=seed,
+            target_accept=target_accept,
+            progress_bar=progressbar,  # nutpie's spelling; ours is PyMC's
+            save_warmup=False,
+        )
+    except RuntimeError as err:  # nutpie's Rust errors carry a backtrace: keep its first line
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise SamplingError(
+            f"The sampler (nutpie) stopped: {first}. The log density could not be evaluated at the "
+            "start; check the outcome for extreme values, or try sampler='pymc' to see where."
+        ) from None
     t2 = time.perf_counter()
     durations = {
         "compile_s": round(t1 - start, 3),

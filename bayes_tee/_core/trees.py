@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import xarray as xr
 
+from .exceptions import UnknownNameError
+
 
 def draws_tree(
     posterior: xr.Dataset, sampled: xr.DataTree | None = None, **groups: xr.Dataset
@@ -59,5 +61,5 @@ def group(tree: xr.DataTree, name: str = "posterior") -> xr.Dataset:
         When the tree has no such group.
     """
     if name not in tree.children:
-        raise KeyError(f"The posterior has no group {name!r}; it has {sorted(tree.children)}.")
+        raise UnknownNameError(f"The posterior has no group {name!r}; it has {sorted(tree.children)}.")
     return tree[name].dataset

@@ -31,7 +31,7 @@ import pandas as pd
 import xarray as xr
 
 from .._core import diagnostics as diag
-from .._core.exceptions import CalibrationWarning, DesignError
+from .._core.exceptions import ArgumentError, CalibrationWarning, DesignError
 from .._core.intervals import interval
 from .._core.sampling import sample
 from ..plots import plot_calibration
@@ -63,7 +63,7 @@ def split(
     (2, 4)
     """
     if not 0 < fraction < 1:
-        raise ValueError(f"fraction must be in (0, 1), got {fraction}.")
+        raise ArgumentError(f"fraction must be in (0, 1), got {fraction}.")
     rng = np.random.default_rng(random_seed)
     groups = [df] if by is None else [g for _, g in df.groupby(by, sort=True)]
     chosen = []
@@ -317,7 +317,7 @@ class JudgeCalibration(diag.FitResult):
         judge (near 0: calibration is effectively shared; large: system-specific).
         """
         if self.mode != "hierarchical":
-            raise ValueError("gap_sd() needs calibration='hierarchical'; use gaps() in the other modes.")
+            raise ArgumentError("gap_sd() needs calibration='hierarchical'; use gaps() in the other modes.")
         rows = []
         for name in ("se", "sp"):
             x = self.draws(f"{name}_gap_sd").values

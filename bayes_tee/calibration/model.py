@@ -36,6 +36,7 @@ import pymc as pm
 import pytensor.tensor as pt
 
 from .._core.beta_prior import logit_moments
+from .._core.exceptions import ArgumentError
 from .data import MISSING, CalibrationData
 
 Mode = Literal["shared", "system", "hierarchical"]
@@ -111,7 +112,7 @@ def build_model(
         Calibration labels also inform each system's accuracy (random-sample calibration).
     """
     if mode not in MODES:
-        raise ValueError(f"calibration must be one of {MODES}, got {mode!r}.")
+        raise ArgumentError(f"calibration must be one of {MODES}, got {mode!r}.")
     A1 = (data.patterns == 1).astype(float)  # (n_pat, J)
     A0 = (data.patterns == 0).astype(float)
     assert (data.patterns != MISSING).any(axis=1).all()

@@ -25,10 +25,11 @@ from typing import Literal
 import pandas as pd
 
 from .._core.exceptions import DesignError
+from .checks import check_frame, closest_column
 from .formula import parse_formula
 from .from_formula import validate_formula
 from .out_of_core import is_out_of_core, validate_dask
-from .roles import ROLES_ATTR, Design, _closest, frame_roles, validate_design
+from .roles import ROLES_ATTR, Design, frame_roles, validate_design
 
 #: The crossed facets of the TEE model that a system interacts with, in formula order.
 _SYSTEM_FACETS: tuple[str, ...] = ("item", "prompt", "temperature", "judge")
@@ -263,11 +264,11 @@ def _check_system(data: object, system: str, family: str, position, swapped) -> 
             "system= takes no position=/swapped=: pairwise verdicts compare two systems already "
             "(fit them with position=, without system=)."
         )
-    if not isinstance(data, pd.DataFrame):
-        raise DesignError(f"Expected a pandas DataFrame, got {type(data).__name__}.")
+    check_frame(data)
     if system not in data.columns:
         raise DesignError(
-            f"system={system!r} is not a column of the data.{_closest(system, list(map(str, data.columns)))}"
+            f"system={system!r} is not a column of the data."
+            f"{closest_column(system, list(map(str, data.columns)))}"
         )
 
 

@@ -97,6 +97,16 @@ def parse_formula(text: str) -> Formula:
             f"formula must be a string 'outcome ~ terms', e.g. 'score ~ judge + (1|item) + (1|prompt)'; "
             f"got {text!r}."
         )
+    depth = 0
+    for ch in text:
+        depth += (ch == "(") - (ch == ")")
+        if depth < 0:
+            break
+    if depth != 0:
+        raise DesignError(
+            f"Unbalanced parentheses in formula {text!r}: {text.count('(')} '(' and {text.count(')')} "
+            "')'. Close every random term, e.g. (1|item)."
+        )
     lhs, rhs = (s.strip() for s in text.split("~"))
     if not _NAME.match(lhs):
         raise DesignError(f"The formula's left side {lhs!r} must be the outcome column's name.")
@@ -153,6 +163,11 @@ def parse_formula(text: str) -> Formula:
             )
         if len(set(cols)) != len(cols):
             raise DesignError(f"Term {':'.join(cols)!r} names a column twice in {text!r}.")
+    if lhs in {c for cols in (*random, tuple(fixed)) for c in cols}:
+        raise DesignError(
+            f"Column {lhs!r} is the formula's outcome and also one of its terms in {text!r}: a score "
+            "cannot group the calls. Drop the term, or name the facet's own column."
+        )
     keys = [frozenset(c) for c in random] + [frozenset((f,)) for f in fixed]
     dup = next((k for i, k in enumerate(keys) if k in keys[:i]), None)
     if dup is not None:

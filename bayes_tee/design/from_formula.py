@@ -34,10 +34,11 @@ import pandas as pd
 
 from .._core.exceptions import DesignError, DesignWarning
 from ..families import get_family
+from .checks import check_frame, closest_column, outcome_values
 from .coding import cell_stats, is_constant, level_codes
 from .formula import Formula, formula_terms, parse_formula
 from .losses import drop_missing, dropped_notes
-from .roles import Design, Roles, check_roles, is_balanced, outcome_values
+from .roles import Design, Roles, is_balanced, log_losses
 from .terms import Term
 
 #: Roles a formula's column can take, so that the roles API's keywords reach it.
@@ -187,17 +188,34 @@ def validate_formula(
     roles = dict(item=item, prompt=prompt, judge=judge, temperature=temperature, category=category)
     roles["system"] = system
     rename = _facet_names(f, roles, notes)
-    missing = [c for c in (f.outcome, *f.columns) if c not in df.columns]
+    check_frame(df)
+    columns = [str(c) for c in df.columns]
+    missing = [
+        f"{'outcome' if c == f.outcome else 'term column'} {c!r}{closest_column(c, columns)}"
+        for c in (f.outcome, *f.columns)
+        if c not in df.columns
+    ]
     if missing:
-        check_roles(df, Roles(outcome=f.outcome, item=missing[0]))
+        raise DesignError(
+            f"Formula {f.text!r} names column(s) not in the data: {'; '.join(missing)}. Available "
+            f"columns: {columns}."
+        )
     y = outcome_values(df, f.outcome)
     keep, dropped = drop_missing(df, y, f.outcome, {col: col for col in f.columns})
     data, yv = df.loc[keep], y.to_numpy()[keep]
-    notes = dropped_notes(dropped, len(data), len(df)) + notes
+    in_logs = log_losses(df)
+    notes = dropped_notes(dropped | in_logs, len(data), len(df) + sum(in_logs.values())) + notes
+    dropped = dropped | {f"{reason} (in the logs)": n for reason, n in in_logs.items()}
 
     codes, levels = {}, {}
     for col in f.columns:
         codes[rename[col]], levels[rename[col]] = level_codes(data[col])
+        if len(levels[rename[col]]) < 2:
+            left = " (the others were dropped with missing values)" if dropped else ""
+            raise DesignError(
+                f"Column {col!r} has a single level ({levels[rename[col]][0]!r}) in the rows used{left}: "
+                "its terms cannot be estimated. Drop them from the formula."
+            )
     names = [rename[c] for c in f.columns]
     # the items' category: a random main effect that groups the items
     categories, item_category = None, None
@@ -258,12 +276,6 @@ def validate_formula(
             f"(its interactions with random facets stay random, e.g. (1|{system}:item))."
         )
     stripped = Formula(f.text, f.outcome, tuple(fixed), tuple(random))
-    for n in facets:
-        if len(levels[n]) < 2:
-            raise DesignError(
-                f"Column {[c for c, v in rename.items() if v == n][0]!r} has a single level "
-                f"({levels[n][0]!r}) in the rows used; drop its terms from the formula."
-            )
     cell_codes = np.stack([codes[n] for n in facets], axis=1)
     cells, row_cell = cell_stats(cell_codes, yv, facets)
     replicates = bool((cells["n"] > 1).any())

@@ -28,7 +28,8 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from .._core.exceptions import DesignError
+from .._core.exceptions import DesignError, FileError, MissingFileError
+from .checks import MAX_OUTCOME
 from .losses import dropped_notes
 from .roles import Design, Roles, assemble_design, categories_of, check_roles, facet_codes
 
@@ -79,13 +80,78 @@ def cluster_scheduler(client: object):
     return client
 
 
+#: The file names ``dask.dataframe.read_parquet`` reads in a dataset folder.
+PARQUET_SUFFIXES = (".parquet", ".parq", ".pq")
+
+
+def _parquet_parts(path: str) -> list[str]:
+    """The parquet files of a dataset folder (hidden and ``_metadata`` files aside)."""
+    return sorted(
+        os.path.join(root, name)
+        for root, _, names in os.walk(path)
+        for name in names
+        if name.endswith(PARQUET_SUFFIXES) and not name.startswith(("_", "."))
+    )
+
+
+def _check_parts(path: str, columns: list[str]) -> None:
+    """Each part of a parquet dataset is parquet and holds every column asked for; the error
+    names the first file that is not or does not (dask would fail in the middle of a pass).
+    """
+    import pyarrow.parquet as pq  # the dask extra's dependency: loaded with dask
+
+    parts = _parquet_parts(path) if os.path.isdir(path) else [path]
+    if not parts:
+        raise FileError(
+            f"No parquet files in the folder {path!r} (looked for {', '.join(PARQUET_SUFFIXES)}). "
+            "Write the data with df.to_parquet(...) or pass a pandas DataFrame."
+        )
+    for part in parts:
+        try:
+            names = set(pq.read_schema(part).names)
+        except Exception as err:  # pyarrow raises ArrowInvalid, OSError... on a foreign file
+            raise FileError(
+                f"{part!r} is not a parquet file ({type(err).__name__}: {str(err).splitlines()[0]}). "
+                "Pass a parquet file or dataset folder; read a CSV with pandas.read_csv first."
+            ) from None
+        lacking = [c for c in columns if c not in names]
+        if lacking and len(parts) > 1:
+            raise FileError(
+                f"Part {part!r} of the parquet dataset {path!r} has no column(s) {lacking}, which "
+                "other parts have. Rewrite that part with every column, or remove it."
+            )
+
+
+def _compute(work: object, scheduler: object) -> object:
+    """``dask.compute(work)``, with a failure reading the data as one package error."""
+    dask, _ = _dask()
+    try:
+        (done,) = dask.compute(work, scheduler=scheduler)
+    except (KeyError, OSError, ValueError, TypeError) as err:
+        if isinstance(err, DesignError):
+            raise
+        first = str(err).strip().splitlines()[0] if str(err).strip() else ""
+        raise FileError(
+            f"The data could not be read out of core ({type(err).__name__}: {first}). Check that every "
+            "part of the dataset holds the role columns with one type."
+        ) from None
+    return done
+
+
 def _dask_frame(data: OutOfCore, columns: list[str]):
     _, dd = _dask()
     if isinstance(data, (str, os.PathLike)):
         path = os.fspath(data)
         if not os.path.exists(path):
-            raise DesignError(f"No parquet file or dataset at {path!r}. Pass an existing path.")
-        data = dd.read_parquet(path)
+            raise MissingFileError(f"No parquet file or dataset at {path!r}. Pass an existing path.")
+        _check_parts(path, columns)
+        try:
+            data = dd.read_parquet(path)
+        except Exception as err:  # dask wraps the engine's error in its own
+            raise FileError(
+                f"{path!r} could not be read as parquet ({type(err).__name__}: "
+                f"{str(err).strip().splitlines()[-1]})."
+            ) from None
     missing = [c for c in columns if c not in data.columns]
     if missing:
         return data  # check_roles names them with the available columns
@@ -161,15 +227,22 @@ def validate_dask(
         "n": yk.count(),
         "sum": yk.sum(),
         "inf": np.isinf(yk).sum(),
+        "largest": yk.abs().max(),
         "non_binary": (~yk.isin([0.0, 1.0])).sum(),
         **{k: v.sum() for k, v in missing.items()},
     }
-    dask, _ = _dask()
-    (stats,) = dask.compute(stats, scheduler=scheduler)
+    stats = _compute(stats, scheduler)
     if stats["inf"]:
         raise DesignError(
             f"Outcome column {outcome!r} has {int(stats['inf'])} infinite value(s). "
             "Replace them with NaN (they are then dropped and counted) or fix the scores."
+        )
+    largest = float(stats["largest"]) if int(stats["n"]) else 0.0
+    if largest > MAX_OUTCOME:
+        raise DesignError(
+            f"Outcome column {outcome!r} holds values as large as {largest:.3g}: the model works with "
+            f"squared scores, which overflow in floating point beyond {MAX_OUTCOME:.0e}. Rescale it "
+            "before writing the data."
         )
     dropped = {k: int(stats[k]) for k in missing if int(stats[k])}
     n = int(stats["n"])
@@ -189,7 +262,7 @@ def validate_dask(
             split_out=max(1, kept.npartitions)
         )
         work["dup"] = per_label[per_label > 1]
-    (done,) = dask.compute(work, scheduler=scheduler)
+    done = _compute(work, scheduler)
     cell_table = done["cells"]
     cell_table.columns = ["n", "sum", "sum2"]
     cell_table = cell_table.reset_index()

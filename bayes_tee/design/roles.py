@@ -14,7 +14,6 @@ squares.
 
 from __future__ import annotations
 
-import difflib
 import warnings
 from dataclasses import dataclass, field
 from typing import Literal
@@ -25,6 +24,7 @@ import pandas as pd
 from .._core.exceptions import DesignError, DesignWarning
 from ..families import FAMILIES, get_family
 from ..pairwise.verdicts import recode, verdict_scores
+from .checks import check_frame, closest_column, outcome_values
 from .coding import cell_stats, is_constant, level_codes
 from .losses import drop_missing, dropped_notes
 from .terms import FACETS, Term, model_terms
@@ -269,11 +269,6 @@ class Design:
         )
 
 
-def _closest(name: str, columns: list[str]) -> str:
-    match = difflib.get_close_matches(name, columns, n=1)
-    return f" Did you mean {match[0]!r}?" if match else ""
-
-
 def check_roles(df: pd.DataFrame, roles: Roles) -> None:
     """Every role is a string naming a distinct column of ``df``; the error names the fix."""
     given = {k: v for k, v in roles.as_dict().items() if v is not None}
@@ -291,32 +286,11 @@ def check_roles(df: pd.DataFrame, roles: Roles) -> None:
     columns = [str(c) for c in df.columns]
     missing = [(role, col) for role, col in given.items() if col not in df.columns]
     if missing:
-        lines = "; ".join(f"{role}={col!r}{_closest(col, columns)}" for role, col in missing)
+        lines = "; ".join(f"{role}={col!r}{closest_column(col, columns)}" for role, col in missing)
         raise DesignError(
             f"Column(s) not in the data: {lines}. Available columns: {columns}. "
             "Pass the right column name for each role, or leave an optional role out."
         )
-
-
-def outcome_values(df: pd.DataFrame, col: str) -> pd.Series:
-    """The outcome column as floats (booleans as 0/1); a text or infinite score is an error."""
-    y = df[col]
-    if pd.api.types.is_bool_dtype(y):
-        return y.astype(float)
-    if not pd.api.types.is_numeric_dtype(y):
-        example = y.dropna().astype(str).unique()[:3].tolist()
-        raise DesignError(
-            f"Outcome column {col!r} is not numeric (values like {example}). Convert it to "
-            f"numbers first, e.g. df[{col!r}] = (df[{col!r}] == {example[0]!r}).astype(int) for a "
-            "binary verdict."
-        )
-    y = y.astype(float)
-    if np.isinf(y).any():
-        raise DesignError(
-            f"Outcome column {col!r} has {int(np.isinf(y).sum())} infinite value(s). "
-            "Replace them with NaN (they are then dropped and counted) or fix the scores."
-        )
-    return y
 
 
 #: ``DataFrame.attrs`` key under which the log readers (:mod:`bayes_tee.io`) store the roles of
@@ -430,8 +404,7 @@ def validate_design(
     >>> d.dropped
     {}
     """
-    if not isinstance(df, pd.DataFrame):
-        raise DesignError(f"Expected a pandas DataFrame, got {type(df).__name__}.")
+    check_frame(df)
     if judge_effect not in ("fixed", "random"):
         raise DesignError(f"judge_effect must be 'fixed' or 'random', got {judge_effect!r}.")
     if family not in FAMILIES:

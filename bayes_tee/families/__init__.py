@@ -11,6 +11,7 @@ that names the choices. A new family is one module here and one entry below.
 
 from __future__ import annotations
 
+from .._core.exceptions import ArgumentError
 from .base import Family
 from .binomial import BINOMIAL
 from .gaussian import GAUSSIAN
@@ -37,7 +38,7 @@ def get_family(name: str | Family) -> Family:
     try:
         return FAMILIES[name]
     except (KeyError, TypeError):
-        raise ValueError(f"family must be one of {sorted(FAMILIES)}, got {name!r}.") from None
+        raise ArgumentError(f"family must be one of {sorted(FAMILIES)}, got {name!r}.") from None
 
 
 __all__ = ["FAMILIES", "Family", "get_family"]

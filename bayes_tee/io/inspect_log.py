@@ -195,9 +195,11 @@ def read_inspect(
         raise DesignError(f"engine must be 'auto', 'inspect' or 'archive', got {engine!r}.")
     if engine == "inspect" and not inspect_ai_installed():
         raise DesignError("engine='inspect' needs inspect-ai: pip install 'bayes_tee[inspect]'.")
-    files = [p for p in log_files(logs, SUFFIXES, "Inspect AI logs") if p.name != "logs.json"]
+    said: list[str] = []
+    files = [p for p in log_files(logs, SUFFIXES, "Inspect AI logs", said) if p.name != "logs.json"]
     reader = _read_inspect_ai if engine == "inspect" else _read_archive
     logs_read = []
+    runs: dict[str, Path] = {}
     for path in files:
         header, samples = reader(path)
         newer = isinstance(header, dict) and int(header.get("version") or 0) > LOG_VERSION
@@ -206,9 +208,16 @@ def read_inspect(
         spec = header.get("eval") if isinstance(header, dict) else None
         if not isinstance(spec, dict) or "task" not in spec or "model" not in spec:
             raise DesignError(f"{path}: expected {EXPECTED}; this file has no 'eval' task and model.")
+        run = spec.get("eval_id")
+        if run is not None and run in runs:  # one run saved twice (.eval and .json, or renamed)
+            said.append(f"{path} holds the same run (eval_id {run}) as {runs[run]}: read once.")
+            continue
+        if run is not None:
+            runs[run] = path
         kept = [{k: v for k, v in sample.items() if k not in SKIPPED} for sample in samples]
         logs_read.append((path, header, kept))
-    return _frame(logs_read, prompt, scorers, category, model, f"{len(files)} Inspect AI log(s)")
+    source = f"{len(logs_read)} Inspect AI log(s)"
+    return _frame(logs_read, prompt, scorers, category, model, source, said)
 
 
 def _prompt_of(logs_read: list, prompt: str | None, notes: list[str]) -> tuple[str, object]:
@@ -236,11 +245,91 @@ def _prompt_of(logs_read: list, prompt: str | None, notes: list[str]) -> tuple[s
     return "task", None
 
 
-def _frame(logs_read, prompt, scorers, category, model, source) -> pd.DataFrame:
+def _runs_of_one_config(logs_read) -> dict[int, str]:
+    """Log number -> its run's configuration key (task, model, task arguments, temperature)."""
+    return {
+        k: json.dumps(
+            [h["eval"]["task"], h["eval"]["model"], h["eval"].get("task_args") or {}, _temperature(h)],
+            sort_keys=True,
+            default=str,
+        )
+        for k, (_, h, _) in enumerate(logs_read)
+    }
+
+
+def _item_namespace(logs_read, how, said: list[str]) -> bool:
+    """Whether items are named ``task/id``: tasks that are not the prompt facet and share
+    sample ids hold different items, which must not be merged.
+    """
+    tasks: dict[str, set] = {}
+    for _, h, ss in logs_read:
+        tasks.setdefault(h["eval"]["task"], set()).update(str(s["id"]) for s in ss)
+    if len(tasks) < 2:
+        return False
+    shared = (
+        set.intersection(*tasks.values())
+        if len(tasks) == 2
+        else {i for t in tasks for i in tasks[t] if sum(i in v for v in tasks.values()) > 1}
+    )
+    if how == "task":
+        if shared:
+            said.append(
+                f"items: the tasks ({', '.join(sorted(tasks))}) are the prompt facet, so a sample id "
+                f"is one item across them ({len(shared)} ids shared); read each task alone if the ids "
+                "name different questions."
+            )
+        return False
+    if shared:
+        said.append(
+            f"items: tasks {', '.join(sorted(tasks))} share {len(shared)} sample id(s) but are not the "
+            "prompt facet, so their samples are different items: named 'task/id'."
+        )
+    return bool(shared)
+
+
+def _check_unrecorded_args(logs_read, how: str, key: object, rows: list[dict]) -> None:
+    """Refuse logs that differ in task arguments the frame does not record when their scores
+    would land in the same cell (they would pass for replicates of one configuration).
+    """
+    args = [h["eval"].get("task_args") or {} for _, h, _ in logs_read]
+    keys = sorted({k for a in args for k in a})
+    varying = [k for k in keys if len({json.dumps(a.get(k), sort_keys=True, default=str) for a in args}) > 1]
+    used = [key] if how == "arg" else list(key) if how == "args" else []
+    unrecorded = [k for k in varying if k not in used]
+    if not unrecorded or not rows:
+        return
+    frame = pd.DataFrame(rows)
+    cell = [c for c in ("model", "task", "prompt", "temperature", "item", "judge", "replicate") if c in frame]
+    if frame.duplicated(cell).any():
+        facet = f"prompt={key!r}" if how in ("arg", "meta") else "the prompt facet"
+        raise DesignError(
+            f"The logs differ in task argument(s) {unrecorded}, which {facet} does not record: their "
+            f"scores would pool as replicates of one cell. Pass prompt={unrecorded[0]!r}, or read the "
+            f"logs of one {unrecorded[0]} at a time."
+        )
+
+
+def _frame(logs_read, prompt, scorers, category, model, source, said=None) -> pd.DataFrame:
     dropped: Counter = Counter()
     notes: list[str] = []
+    said = [] if said is None else said
     warned: set[str] = set()
     how, key = _prompt_of(logs_read, prompt, notes)
+    if category is not None and not any(
+        category in (s.get("metadata") or {}) for _, _, ss in logs_read for s in ss
+    ):
+        keys = sorted({k for _, _, ss in logs_read for s in ss[:50] for k in (s.get("metadata") or {})})
+        raise DesignError(
+            f"category={category!r} is not a sample metadata key in these logs; their keys are "
+            f"{keys or 'none'}."
+        )
+    namespaced = _item_namespace(logs_read, how, said)
+    config_of = _runs_of_one_config(logs_read)
+    seen_uuid: dict[str, str] = {}
+    taken: dict[tuple, str] = {}  # (configuration, item, epoch) -> the log that holds it
+    tops: dict[tuple, dict[str, int]] = {}  # (configuration, item) -> log -> its largest epoch
+    renumbered: Counter = Counter()
+    repeated: Counter = Counter()
     judges_of = [_judges(header, warned) for _, header, _ in logs_read]
     all_scorers = [n for judges in judges_of for n in judges] + [
         n for _, _, ss in logs_read for s in ss for n in (s.get("scores") or {})
@@ -268,18 +357,37 @@ def _frame(logs_read, prompt, scorers, category, model, source) -> pd.DataFrame:
             base["prompt"] = spec["task"]
         if header.get("status") not in (None, "success"):
             notes.append(f"{path.name}: status {header.get('status')!r} (the samples it holds are read)")
+        if not samples:
+            said.append(
+                f"{path.name} holds no samples (status {header.get('status')!r}): nothing read from it."
+            )
         for s in samples:
             meta = s.get("metadata") or {}
-            row = {**base, "item": s["id"], "replicate": int(s.get("epoch") or 1)}
+            uuid = s.get("uuid")
+            if uuid is not None and uuid in seen_uuid:  # a sample carried into a retry's log
+                repeated[path.name, seen_uuid[uuid]] += 1
+                continue
+            if uuid is not None:
+                seen_uuid[uuid] = path.name
+            if s.get("error"):
+                dropped[spec["model"], "the sample errored"] += max(len(names), 1)
+                continue
+            item = f"{spec['task']}/{s['id']}" if namespaced else s["id"]
+            epoch = int(s.get("epoch") or 1)
+            cell = (config_of[number], str(item))
+            if taken.get((*cell, epoch), path.name) != path.name:
+                # a separate run of the same configuration: its epochs follow the earlier runs'
+                epoch += max(e for log, e in tops[cell].items() if log != path.name)
+                renumbered[path.name] += 1
+            taken[(*cell, epoch)] = path.name
+            tops.setdefault(cell, {})[path.name] = max(epoch, tops.get(cell, {}).get(path.name, 0))
+            row = {**base, "item": item, "replicate": epoch}
             row["_order"] = (number, row["replicate"], order.get(s["id"], len(order)), str(s["id"]))
             if how == "meta":
                 row["prompt"] = None if meta.get(key) is None else str(meta.get(key))
             if category is not None:
                 row["category"] = meta.get(category)
             scores = s.get("scores") or {}
-            if s.get("error"):
-                dropped[spec["model"], "the sample errored"] += max(len(names), 1)
-                continue
             for name in sorted(set(scores) | set(names), key=lambda n: (n not in judges, n)):
                 if name not in keep:
                     continue
@@ -308,7 +416,13 @@ def _frame(logs_read, prompt, scorers, category, model, source) -> pd.DataFrame:
                         except Unscorable:
                             pass
                     rows.append(out)
-    if category is not None and not any("category" in r for r in rows):
-        raise DesignError(f"category={category!r} is not a sample metadata key in these logs.")
+    for (name, earlier), n in repeated.items():
+        said.append(f"{name}: {n} sample(s) already read from {earlier} (same sample uuid): read once.")
+    for name, n in renumbered.items():
+        said.append(
+            f"{name}: {n} sample(s) repeat the (item, epoch) of an earlier log of the same task, model "
+            "and settings (a separate run): numbered on as further replicates."
+        )
+    _check_unrecorded_args(logs_read, how, key, rows)
     rows.sort(key=lambda r: r.pop("_order"))  # log, epoch, dataset order: the same for both engines
-    return long_frame(rows, dropped, notes, source, model=model, stacklevel=4)
+    return long_frame(rows, dropped, notes, source, model=model, stacklevel=4, said=said)

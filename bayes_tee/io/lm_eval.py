@@ -140,7 +140,8 @@ def read_lm_eval(
     if prompt not in ("task", "template"):
         extra = " (prompt_hash hashes each filled prompt: use 'template')" if prompt == "prompt_hash" else ""
         raise DesignError(f"prompt must be 'task' or 'template', got {prompt!r}{extra}.")
-    files = log_files(path, (".jsonl",), "lm-eval samples files")
+    said: list[str] = []
+    files = log_files(path, (".jsonl",), "lm-eval samples files", said)
     dropped: Counter = Counter()
     notes: list[str] = []
     rows = []
@@ -160,7 +161,10 @@ def read_lm_eval(
             "task": task,
             "run": stamp,
         }
-        for n, line in enumerate(file.read_text().splitlines(), 1):
+        lines = file.read_text().splitlines()
+        if not any(line.strip() for line in lines):
+            said.append(f"{file.name} holds no samples: nothing read from it.")
+        for n, line in enumerate(lines, 1):
             if not line.strip():
                 continue
             try:
@@ -188,4 +192,4 @@ def read_lm_eval(
         if frame["replicate"].max() > 1:
             notes.append("replicate: repeated runs of a task and model, in time order")
     source = f"{len(files)} lm-eval samples file(s)"
-    return long_frame(frame.to_dict("records"), dropped, notes, source, model=model)
+    return long_frame(frame.to_dict("records"), dropped, notes, source, model=model, said=said)

@@ -13,6 +13,7 @@ and the notes the reader made (``attrs["notes"]``).
 
 from __future__ import annotations
 
+import hashlib
 import math
 import warnings
 from collections import Counter
@@ -21,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .._core.exceptions import DesignError, DesignWarning
+from .._core.exceptions import DesignError, DesignWarning, FileError, MissingFileError
 from ..design.roles import ROLES_ATTR
 
 #: Inspect AI's letter grades (``inspect_ai.scorer``: CORRECT, INCORRECT, PARTIAL, NOANSWER).
@@ -71,9 +72,15 @@ def score_value(value: object) -> float:
     raise Unscorable(f"the score is a {type(value).__name__}, not a number")
 
 
-def log_files(source: str | Path | Sequence[str | Path], suffixes: tuple[str, ...], what: str) -> list[Path]:
+def log_files(
+    source: str | Path | Sequence[str | Path],
+    suffixes: tuple[str, ...],
+    what: str,
+    said: list[str] | None = None,
+) -> list[Path]:
     """The files a reader reads: a file, a folder (searched recursively for ``suffixes``) or a
-    list of either.
+    list of either. A file given twice, or a byte-for-byte copy of another (the same log in two
+    folders), is read once; each copy left out is appended to ``said``.
 
     Raises
     ------
@@ -89,10 +96,49 @@ def log_files(source: str | Path | Sequence[str | Path], suffixes: tuple[str, ..
         elif path.exists():
             files.append(path)
         else:
-            raise DesignError(f"No file or folder {str(path)!r}.")
+            raise MissingFileError(f"No file or folder {str(path)!r}.")
     if not files:
-        raise DesignError(f"No {what} found in {source!r} (looked for {', '.join(suffixes)} files).")
-    return files
+        raise FileError(f"No {what} found in {source!r} (looked for {', '.join(suffixes)} files).")
+    return _distinct(files, said if said is not None else [])
+
+
+def _distinct(files: list[Path], said: list[str]) -> list[Path]:
+    """``files`` without repeats and byte-for-byte copies (only files of equal size are hashed)."""
+    first: dict[object, Path] = {}
+    out = []
+    sizes = Counter(p.stat().st_size for p in files)
+    for path in files:
+        key: object = path.resolve()
+        if key not in first and sizes[path.stat().st_size] > 1:
+            with open(path, "rb") as handle:
+                key = hashlib.file_digest(handle, "sha256").hexdigest()
+        if key in first:
+            said.append(f"{path} is a copy of {first[key]}: read once.")
+            continue
+        first[key] = path
+        out.append(path)
+    return out
+
+
+def check_calls(df: pd.DataFrame, source: str) -> None:
+    """No two rows of a reader's frame are the same call (model, task, prompt, item, judge,
+    replicate): a log read twice in another form would otherwise pass for replicates.
+
+    Raises
+    ------
+    DesignError
+        Naming a repeated call and the files that hold it.
+    """
+    key = [c for c in ("model", "task", "prompt", "temperature", "item", "judge", "replicate") if c in df]
+    dup = df.duplicated(key, keep=False)
+    if dup.any():
+        first = df.loc[dup, key].iloc[0]
+        files = sorted(set(df.loc[dup, "log"].astype(str)))[:4] if "log" in df else []
+        raise DesignError(
+            f"{int(df.duplicated(key).sum())} score(s) in {source} repeat a call already read, e.g. "
+            f"{first.to_dict()}{' in ' + ', '.join(files) if files else ''}: the same results read "
+            "twice (two copies, or one run saved in two formats). Read each run once."
+        )
 
 
 def pick(names: Iterable[str], wanted: Sequence[str] | str | None, kind: str) -> list[str]:
@@ -114,13 +160,16 @@ def long_frame(
     source: str,
     model: str | None = None,
     stacklevel: int = 3,
+    said: Sequence[str] = (),
 ) -> pd.DataFrame:
     """Assemble the reader's rows into the long frame with its roles, losses and notes.
 
     ``lost`` counts the scores that could not be used by (model, reason). ``model`` keeps one
-    model's rows and losses (the other models were not asked for). Losses are said once as a
-    :class:`~bayes_tee.DesignWarning`.
+    model's rows and losses (the other models were not asked for). Losses, and ``said`` (what
+    the reader merged, skipped or renumbered), are said once as a
+    :class:`~bayes_tee.DesignWarning`; both stay in ``attrs["notes"]``.
     """
+    notes = [*said, *notes]
     by_model: dict[str, dict[str, int]] = {}
     for (name, reason), n in lost.items():
         if model is None or name == model:
@@ -132,6 +181,7 @@ def long_frame(
     if df.empty:
         why = f" ({', '.join(f'{n} where {r}' for r, n in dropped.items())})" if dropped else ""
         raise DesignError(f"No scored rows in {source}{why}.")
+    check_calls(df, source)
     if model is not None:
         models = sorted(df["model"].astype(str).unique())
         if model not in models:
@@ -157,6 +207,8 @@ def long_frame(
     df.attrs["dropped_by_model"] = by_model
     df.attrs["notes"] = list(notes)
     df.attrs["source"] = source
+    for line in said:
+        warnings.warn(line, DesignWarning, stacklevel=stacklevel)
     if dropped:
         why = ", ".join(f"{n} where {reason}" for reason, n in dropped.most_common())
         warnings.warn(

@@ -158,17 +158,28 @@ def read_promptfoo(
     >>> df = bt.read_promptfoo("results.json")              # doctest: +SKIP
     >>> df.groupby("judge").score.mean()                     # doctest: +SKIP
     """
-    files = log_files(path, (".json", ".jsonl"), "promptfoo results")
+    said: list[str] = []
+    files = log_files(path, (".json", ".jsonl"), "promptfoo results", said)
     dropped: Counter = Counter()
     notes: list[str] = []
     judges = _Judges()
     pending = []
+    seen: dict[str, str] = {}  # result id -> the file it was first read from
+    repeated: Counter = Counter()
     for file in files:
         records, config = _results(file)
         temps = _temperatures(config)
+        if not records:
+            said.append(f"{file.name} holds no results: nothing read from it.")
         for r in records:
             if not isinstance(r, dict) or "provider" not in r or not ({"vars", "testCase"} & set(r)):
                 raise DesignError(f"{file}: a result without provider and vars; expected {EXPECTED}.")
+            rid = r.get("id")
+            if rid is not None and str(rid) in seen:  # one eval saved twice (.json and .jsonl)
+                repeated[file.name, seen[str(rid)]] += 1
+                continue
+            if rid is not None:
+                seen[str(rid)] = file.name
             vars_ = r.get("vars") or (r.get("testCase") or {}).get("vars") or {}
             prompt = r.get("prompt") or {}
             base = {
@@ -221,5 +232,7 @@ def read_promptfoo(
         if frame["replicate"].max() > 1:
             notes.append("replicate: the order of promptfoo's --repeat runs (testIdx) within a call")
         frame = frame.sort_index().drop(columns="test")
+    for (name, earlier), n in repeated.items():
+        said.append(f"{name}: {n} result(s) already read from {earlier} (same result id): read once.")
     source = f"{len(files)} promptfoo result file(s)"
-    return long_frame(frame.to_dict("records"), dropped, notes, source, model=model)
+    return long_frame(frame.to_dict("records"), dropped, notes, source, model=model, said=said)

@@ -28,6 +28,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from .._core.exceptions import ArgumentError
 from ..design.roles import Design
 
 
@@ -175,7 +176,7 @@ def strata(design: Design, *, fill_missing: bool = False, within: bool = True) -
     Strata
     """
     if not design.complete and not fill_missing:
-        raise ValueError(
+        raise ArgumentError(
             "strata() needs every cell present with the same number of calls; use the cell-level "
             "model instead."
         )

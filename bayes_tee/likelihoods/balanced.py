@@ -10,6 +10,7 @@ from __future__ import annotations
 import pymc as pm
 import pytensor.tensor as pt
 
+from .._core.exceptions import ArgumentError
 from .._core.priors import PriorSpec
 from ..design.roles import Design
 from .anova import balanced_data, strata
@@ -20,7 +21,7 @@ from .parts import fixed_effect, intercept, sd_priors
 def balanced_model(design: Design, priors: PriorSpec) -> pm.Model:
     """The balanced-strata likelihood; score-dependent inputs are data containers (:func:`balanced_data`)."""
     if not design.complete:
-        raise ValueError(
+        raise ArgumentError(
             "method='balanced' needs every cell present with the same number of replicates; "
             "use method='auto' for this design."
         )

@@ -29,6 +29,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from .._core.density import Layout, zerosum_basis
+from .._core.exceptions import ArgumentError
 from .._core.priors import PriorSpec
 from ..design.roles import Design
 from .glmm_layout import (
@@ -68,7 +69,7 @@ class BinomialDensity:
 
     def __init__(self, design: Design, priors: PriorSpec, quadrature: int | None = None) -> None:
         if design.family != "binomial":
-            raise ValueError("BinomialDensity needs a design validated with family='binomial'.")
+            raise ArgumentError("BinomialDensity needs a design validated with family='binomial'.")
         self.design, self.priors = design, priors
         cells = design.cells
         data = binomial_data(design)

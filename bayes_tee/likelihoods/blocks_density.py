@@ -41,6 +41,7 @@ import inspect
 import numpy as np
 
 from .._core.density import Layout
+from .._core.exceptions import ArgumentError
 from .._core.priors import PriorSpec
 from ..design.roles import Design
 from .blocks_layout import blocks_limitation, cell_types, item_blocks, type_coefficients
@@ -74,7 +75,7 @@ class BlocksDensity:
         fixed = [t for t in design.terms if t.kind == "fixed"]
         why = blocks_limitation(design)
         if why:
-            raise ValueError(f"method='blocks' does not fit this design: {why}. Use method='auto'.")
+            raise ArgumentError(f"method='blocks' does not fit this design: {why}. Use method='auto'.")
         self.fixed = fixed
         a = self.blocks.arrays
         self.v_coef, self.g_coef = type_coefficients(design, self.var_terms, self.blocks.replicates)

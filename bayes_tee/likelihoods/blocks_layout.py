@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._core.exceptions import ArgumentError
 from ..design.roles import Design
 from .anova import _helmert
 
@@ -104,7 +105,7 @@ def cell_types(design: Design) -> tuple[list[str], list[int], np.ndarray]:
 def item_blocks(design: Design) -> ItemBlocks:
     """Everything :func:`blocks_logp_grad` needs that does not depend on the parameters."""
     if design.facets[0] != "item":
-        raise ValueError("method='blocks' needs the items as a facet.")
+        raise ArgumentError("method='blocks' needs the items as a facet.")
     inner, levels, rtype = cell_types(design)
     F, M = len(inner), int(np.prod(levels)) if inner else 1
     n_items = len(design.levels["item"])

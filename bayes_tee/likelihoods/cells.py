@@ -13,6 +13,7 @@ import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
 
+from .._core.exceptions import ArgumentError
 from .._core.priors import PriorSpec
 from ..design.roles import Design
 from ..design.terms import cell_term
@@ -59,7 +60,7 @@ def cell_model(design: Design, priors: PriorSpec, centering: dict[str, bool], *,
         n = cells["n"].to_numpy().astype(float)
         if rows:
             if rep is None:
-                raise ValueError("method='rows' needs replicates (some cell with two or more calls).")
+                raise ArgumentError("method='rows' needs replicates (some cell with two or more calls).")
             model.add_coord("cell", np.arange(len(cells)))
             z = pm.Normal("z_cell", 0.0, 1.0, dims="cell")
             pm.Normal("y", (pred + z * sig[ct.label])[design.row_cell], rep, observed=design.row_y)

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .._core.exceptions import ArgumentError
 from ..families import get_family
 
 if TYPE_CHECKING:
@@ -227,7 +228,7 @@ def _latent_share(design: Design) -> tuple[float, float]:
 
 def _rows(design: Design, priors: PriorSpec, centering: dict | None) -> pm.Model:
     if design.row_cell is None:
-        raise ValueError(
+        raise ArgumentError(
             "method='rows' (one likelihood term per call) needs the rows in memory: pass a pandas "
             "DataFrame, or use method='auto' (the per-cell likelihoods give the same posterior)."
         )
@@ -315,11 +316,11 @@ def get_likelihood(method: str, design: Design) -> Likelihood:
     True
     """
     if method not in LIKELIHOODS:
-        raise ValueError(f"method must be one of {sorted(LIKELIHOODS)} or 'auto', got {method!r}.")
+        raise ArgumentError(f"method must be one of {sorted(LIKELIHOODS)} or 'auto', got {method!r}.")
     lk = LIKELIHOODS[method]
     if lk.family not in ("any", design.family):
         own = ", ".join(repr(n) for n, other in LIKELIHOODS.items() if other.family == design.family)
-        raise ValueError(
+        raise ArgumentError(
             f"method={method!r} fits family={lk.family!r}; a design validated with "
             f"family={design.family!r} takes method='auto', {own} or 'rows' (the per-call benchmark "
             "baseline)."

@@ -32,6 +32,7 @@ import inspect
 import numpy as np
 
 from .._core.density import Layout
+from .._core.exceptions import ArgumentError
 from .._core.priors import PriorSpec
 from ..design.roles import Design
 from .anova import strata, stratum_blocks
@@ -98,7 +99,7 @@ class StrataDensity:
 
     def __init__(self, design: Design, priors: PriorSpec, augmented: bool = False) -> None:
         if not augmented and not design.complete:
-            raise ValueError(
+            raise ArgumentError(
                 "method='balanced' needs every cell present with the same number of replicates; "
                 "use method='auto' for this design."
             )

@@ -34,7 +34,7 @@ import xarray as xr
 from scipy import special
 
 from .._core import diagnostics as diag
-from .._core.exceptions import DesignError, DesignWarning
+from .._core.exceptions import ArgumentError, DesignError, DesignWarning
 from .._core.intervals import add_interval
 from .._core.sampling import sample
 
@@ -285,7 +285,7 @@ def fit(
             "column holds real values. Use the exact estimator (PairedNoise) for them."
         )
     if classes < 1 or int(classes) != classes:
-        raise ValueError(f"classes must be a positive integer, got {classes!r}.")
+        raise ArgumentError(f"classes must be a positive integer, got {classes!r}.")
     model = build_model(table, int(classes))
     idata, timing = sample(model, "nutpie", chains, tune, draws, target_accept, random_seed, progressbar)
     rng = np.random.default_rng(random_seed)

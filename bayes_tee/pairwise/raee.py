@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from .._core.exceptions import DesignError
+from .._core.exceptions import ArgumentError, DesignError, UnknownNameError
 from ..plots import plot_raee
 from .verdicts import ELO_SCALE, from_elo, to_elo, verdict_scores
 
@@ -251,7 +251,7 @@ class RAEE:
         >>> r.ranking()  # doctest: +SKIP
         """
         if self.by_judge:
-            raise ValueError(
+            raise ArgumentError(
                 "ranking() ranks systems; with several judges rank the pooled() estimates "
                 "or score one judge at a time."
             )
@@ -280,7 +280,7 @@ class RAEE:
         d = self.draws(n_draws, random_seed)
         for s in (a, b):
             if s not in d:
-                raise KeyError(f"No system {s!r}; systems are {list(d.columns)}.")
+                raise UnknownNameError(f"No system {s!r}; systems are {list(d.columns)}.")
         diff = to_elo(d[a].to_numpy()) - to_elo(d[b].to_numpy())
         q = (1.0 - self.level) / 2.0
         return pd.DataFrame(
@@ -314,7 +314,7 @@ class RAEE:
         """
         run = self.roles.get("run")
         if run is None or not self.by_judge:
-            raise ValueError(
+            raise ArgumentError(
                 "judges() needs repeated runs per judge: score(..., judge='<column>', run='<column>')."
             )
         rows = []
@@ -361,7 +361,7 @@ class RAEE:
         screen = self.judges(threshold)
         keep = list(screen.loc[screen["strong"], "judge"]) if judges is None else list(judges)
         if not keep:
-            raise ValueError(
+            raise ArgumentError(
                 f"No judge reaches ICC(3, k) >= {threshold}; lower the threshold or pass judges=."
             )
         rho = float(screen.set_index("judge").loc[keep, "icc_k"].mean())
@@ -468,7 +468,7 @@ def score(
         if col is not None and col not in df:
             raise DesignError(f"Column {col!r} ({role}) is not in the data; columns are {list(df.columns)}.")
     if not 0.0 < level < 1.0:
-        raise ValueError(f"level must be in (0, 1), got {level!r}.")
+        raise ArgumentError(f"level must be in (0, 1), got {level!r}.")
     y = verdict_scores(df[outcome], outcome)
     data = pd.DataFrame({"system": df[system].to_numpy(), "prompt": df[prompt].to_numpy(), "y": y.to_numpy()})
     data["judge"] = df[judge].to_numpy() if judge else "all"

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy import integrate, stats
 
-from .._core.exceptions import DesignError
+from .._core.exceptions import ArgumentError, DesignError
 
 #: Verdict labels (lower case, spaces removed) and their score in the slot frame: slot A wins 1.
 VERDICT_SCORES: dict[str, float] = {
@@ -248,7 +248,7 @@ def expected_max_normal(k: int) -> float:
     1.998
     """
     if int(k) != k or k < 1:
-        raise ValueError(f"k must be a positive integer, got {k!r}.")
+        raise ArgumentError(f"k must be a positive integer, got {k!r}.")
     if k == 1:
         return 0.0
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Mapping
 import numpy as np
 import pandas as pd
 
+from .._core.exceptions import ArgumentError
 from ..plots import plot_frontier
 from . import dstudy as ds
 from . import leaderboard as board
@@ -77,15 +78,17 @@ def _judge_costs(post: "Posterior", cost_per_call: float | Mapping[str, float]) 
     if isinstance(cost_per_call, Mapping):
         unknown = sorted(set(cost_per_call) - set(judges))
         if unknown:
-            raise ValueError(f"cost_per_call names unknown judge(s) {unknown}; the judges are {judges}.")
+            raise ArgumentError(f"cost_per_call names unknown judge(s) {unknown}; the judges are {judges}.")
         missing = sorted(set(judges) - set(cost_per_call))
         if missing:
-            raise ValueError(f"cost_per_call has no price for judge(s) {missing}; give every judge a price.")
+            raise ArgumentError(
+                f"cost_per_call has no price for judge(s) {missing}; give every judge a price."
+            )
         costs = np.array([float(cost_per_call[j]) for j in judges])
     else:
         costs = np.full(max(len(judges), 1), float(cost_per_call))
     if np.any(costs < 0):
-        raise ValueError("cost_per_call must not be negative.")
+        raise ArgumentError("cost_per_call must not be negative.")
     return np.sort(costs)
 
 
@@ -151,13 +154,13 @@ def allocate(
     Plan
     """
     if not budget > 0:
-        raise ValueError(f"budget must be positive, got {budget!r}.")
+        raise ArgumentError(f"budget must be positive, got {budget!r}.")
     systems = post.design.system
     objective = objective or ("separate" if systems else "theta")
     if objective not in ("theta", "separate", "rank"):
-        raise ValueError(f"objective must be 'theta', 'separate' or 'rank', got {objective!r}.")
+        raise ArgumentError(f"objective must be 'theta', 'separate' or 'rank', got {objective!r}.")
     if systems and objective == "theta":
-        raise ValueError(
+        raise ArgumentError(
             "This fit compares systems: the grand mean over them is no benchmark score. Allocate "
             "for separating two systems (objective='separate') or ranking them all ('rank')."
         )
@@ -194,7 +197,7 @@ def allocate(
             rows.append((n, V, M, H, R, n * per_item, n == n_max))
     cand = pd.DataFrame(rows, columns=[*DESIGN, "cost", "at_budget"])
     if not cand["at_budget"].any():
-        raise ValueError(f"budget {budget:g} cannot pay for two items under any configuration.")
+        raise ArgumentError(f"budget {budget:g} cannot pay for two items under any configuration.")
     if systems:
         var = board.difference_variance(post, cand[DESIGN], over)
         current = board.difference_variance(post, pd.DataFrame([{}]), over)[:, 0]

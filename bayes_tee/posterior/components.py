@@ -25,6 +25,7 @@ import pandas as pd
 import xarray as xr
 from scipy import optimize, special
 
+from .._core.exceptions import ArgumentError
 from .._core.intervals import summarize
 from ..design.terms import Term
 
@@ -101,9 +102,9 @@ def kept_terms(
     array([ True, False,  True])
     """
     if estimand not in ("domain", "finite"):
-        raise ValueError(f"estimand must be 'domain' or 'finite', got {estimand!r}.")
+        raise ArgumentError(f"estimand must be 'domain' or 'finite', got {estimand!r}.")
     if decision not in ("absolute", "relative"):
-        raise ValueError(f"decision must be 'absolute' or 'relative', got {decision!r}.")
+        raise ArgumentError(f"decision must be 'absolute' or 'relative', got {decision!r}.")
     facets = facets or {}
     keep = np.ones(len(labels), bool)
     for j, label in enumerate(labels):

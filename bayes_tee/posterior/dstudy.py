@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import pandas as pd
 
+from .._core.exceptions import ArgumentError
 from .._core.intervals import summarize_samples
 from .components import Estimand, averaged_facets, kept_terms
 
@@ -77,7 +78,7 @@ def fields_from_n(design, n: dict) -> dict[str, object]:
     for key, val in n.items():
         facet = key if key in field_of else design.facet_of(key)
         if facet not in known and facet != "category":
-            raise ValueError(f"n={{{key!r}: ...}}: not a facet of this design; use one of {known}.")
+            raise ArgumentError(f"n={{{key!r}: ...}}: not a facet of this design; use one of {known}.")
         out[field_of[facet]] = val
     return out
 
@@ -90,13 +91,13 @@ def merge_counts(design, counts: dict, n: dict | None) -> dict[str, object]:
     from_n = fields_from_n(design, n or {})
     both = sorted(set(given) & set(from_n))
     if both:
-        raise ValueError(f"{both[0]} is given twice (as a keyword and in n=): give it once.")
+        raise ArgumentError(f"{both[0]} is given twice (as a keyword and in n=): give it once.")
     out = {**given, **from_n}
     for field, facet in FIELDS.items():
         if facet in ("item", "replicate", "category") or facet in design.facets or field not in out:
             continue
         if any(float(v) != 1 for v in np.atleast_1d(out[field])):
-            raise ValueError(
+            raise ArgumentError(
                 f"{field}={out[field]!r}: this fit has no {facet} facet (one {facet}, or none given), "
                 f"so its count cannot be projected; fit with {facet}= to project it."
             )
@@ -116,13 +117,13 @@ def design_grid(fields: dict[str, str] | None = None, **counts: float | list[flo
     fields = FIELDS if fields is None else fields
     unknown = set(counts) - set(fields)
     if unknown:
-        raise ValueError(f"unknown design field(s) {sorted(unknown)}; use {list(fields)}.")
+        raise ArgumentError(f"unknown design field(s) {sorted(unknown)}; use {list(fields)}.")
     given = {k: (list(v) if np.ndim(v) else [v]) for k, v in counts.items() if v is not None}
     for k, vals in given.items():
         if not vals:
-            raise ValueError(f"{k} has no counts: give one or more, e.g. {k}=[1, 3].")
+            raise ArgumentError(f"{k} has no counts: give one or more, e.g. {k}=[1, 3].")
         if any(not (float(x) >= 1) for x in vals):
-            raise ValueError(f"{k} must be at least 1, got {vals}.")
+            raise ArgumentError(f"{k} must be at least 1, got {vals}.")
     rows = list(itertools.product(*given.values()))
     return pd.DataFrame(rows, columns=list(given))
 
@@ -195,7 +196,7 @@ def summarize_designs(
     out = summarize_samples(se, level, "se_").join(summarize_samples(ratio, level, "var_ratio_"))
     if target_se is not None:
         if not target_se > 0:
-            raise ValueError(f"target_se must be positive, got {target_se!r}.")
+            raise ArgumentError(f"target_se must be positive, got {target_se!r}.")
         out["p_below_target"] = (se < target_se).mean(axis=0)
     return out
 
@@ -211,7 +212,7 @@ def counts_with(observed: dict[str, float], **n: float | None) -> dict[str, floa
     for field, val in n.items():
         if val is not None:
             if not val >= 1:
-                raise ValueError(f"{field} must be at least 1, got {val!r}.")
+                raise ArgumentError(f"{field} must be at least 1, got {val!r}.")
             counts[FIELDS[field]] = float(val)
     return counts
 
@@ -221,12 +222,12 @@ def check_judges(post: Posterior, judges: JudgeMode, n_judges, stacklevel: int =
     to more judges than it has (``stacklevel`` points the warning at the user's call).
     """
     if judges not in ("panel", "new"):
-        raise ValueError(f"judges must be 'panel' or 'new', got {judges!r}.")
+        raise ArgumentError(f"judges must be 'panel' or 'new', got {judges!r}.")
     fixed = any(t.label == "judge" and t.kind == "fixed" for t in post.terms)
     M = post.design.counts.get("judge", 1)
     more = n_judges is not None and np.max(np.atleast_1d(n_judges)) > M
     if judges == "panel" and more:
-        raise ValueError(
+        raise ArgumentError(
             f"judges='panel' projects a subset of the fitted panel of {M:g} judges; "
             f"n_judges={n_judges} is larger. Use judges='new' for judges beyond the panel."
         )
@@ -244,7 +245,7 @@ def check_judges(post: Posterior, judges: JudgeMode, n_judges, stacklevel: int =
 def check_positions(post: Posterior, n_positions) -> None:
     """``n_positions`` needs a pairwise fit with a presentation-order facet."""
     if n_positions is not None and "position" not in post.design.facets:
-        raise ValueError(
+        raise ArgumentError(
             "n_positions needs a pairwise fit with a presentation-order column: "
             "fit_posterior(..., position='order')."
         )
@@ -296,7 +297,7 @@ def variance_at(
     (4000, 2)
     """
     if judges not in ("panel", "new"):
-        raise ValueError(f"judges must be 'panel' or 'new', got {judges!r}.")
+        raise ArgumentError(f"judges must be 'panel' or 'new', got {judges!r}.")
     terms = post.terms
     w = design_weights(
         [t.label for t in terms],
@@ -314,7 +315,7 @@ def variance_at(
         Mp = designs["n_judges"].to_numpy(float) if "n_judges" in designs else np.full(len(designs), M)
         Mp = np.where(np.isnan(Mp), M, Mp)
         if np.any(Mp > M):
-            raise ValueError(f"judges='panel' needs n_judges <= {M:g}, the fitted panel.")
+            raise ArgumentError(f"judges='panel' needs n_judges <= {M:g}, the fitted panel.")
         w[:, fixed_judge[0]] *= (M - Mp) / (M - 1)
     da = post.component_draws()
     return projected_variance(da.values.reshape(-1, da.sizes["component"]), w)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from .._core.exceptions import DesignError
+from .._core.exceptions import ArgumentError, DesignError
 from .._core.intervals import summarize_samples
 from ..families import get_family
 from ..pairwise.verdicts import ELO_SCALE, expected_max_normal, to_elo
@@ -48,7 +48,7 @@ def _designs(post: "Posterior", design) -> pd.DataFrame:
         rows = list(design)
     unknown = {k for r in rows for k in r} - set(ds.FIELDS)
     if unknown:
-        raise ValueError(f"unknown design field(s) {sorted(unknown)}; use {list(ds.FIELDS)}.")
+        raise ArgumentError(f"unknown design field(s) {sorted(unknown)}; use {list(ds.FIELDS)}.")
     if any("n_positions" in r for r in rows):
         ds.check_positions(post, 1)
     return ds.fill_design(post, pd.DataFrame(rows, index=range(len(rows))))

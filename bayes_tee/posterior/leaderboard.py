@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from .._core.exceptions import DesignError
+from .._core.exceptions import ArgumentError, DesignError
 from .._core.intervals import summarize_samples
 from .._core.trees import group
 from .components import normal_mixture_quantile
@@ -134,9 +134,9 @@ def system_estimates(post: Posterior) -> pd.Series:
 
 def _check(level: float, over: str) -> None:
     if not 0 < level < 1:
-        raise ValueError(f"level must be between 0 and 1, got {level!r}.")
+        raise ArgumentError(f"level must be between 0 and 1, got {level!r}.")
     if over not in ("new", "panel"):
-        raise ValueError(f"over must be 'new' or 'panel', got {over!r}.")
+        raise ArgumentError(f"over must be 'new' or 'panel', got {over!r}.")
 
 
 def _half(level: float, var: np.ndarray) -> float:
@@ -337,7 +337,7 @@ def compares_systems(post: Posterior, object: str | None = None, gap=None, over:
     belong to that projection only.
     """
     if object not in (None, "system"):
-        raise ValueError(
+        raise ArgumentError(
             f"dstudy(object=...) takes 'system' (the difference between two systems) or None, got "
             f"{object!r}; G and Phi coefficients of another object: post.reliability(object=...)."
         )
@@ -402,13 +402,15 @@ def separation(
         ("categories", categories, "fixed"), ("judges", judges, "new"),
     ):  # fmt: skip
         if value != default:
-            raise ValueError(
+            raise ArgumentError(
                 f"{name}= is a setting of theta_hat's D-study; the difference between two systems is "
                 f"projected with over='new' or 'panel' (got {name}={value!r})."
             )
     given = merge_counts(post.design, counts, n)
     if f"n_{system}" in given:
-        raise ValueError("The number of systems does not change the SE of a difference between two of them.")
+        raise ArgumentError(
+            "The number of systems does not change the SE of a difference between two of them."
+        )
     fields = fields_for(post.design)
     grid = grid_for(post, **given)
     var = difference_variance(post, grid, over)

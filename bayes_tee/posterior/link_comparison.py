@@ -23,6 +23,7 @@ import pandas as pd
 from scipy import stats
 
 from .._core import diagnostics as diag
+from .._core.exceptions import ArgumentError
 from .._core.intervals import summarize_samples
 from ..families import get_family
 from ..plots import plot_link_comparison
@@ -76,7 +77,9 @@ def link_comparison(
     """Compare a linear-model fit with a GLMM fit of the same data (see the module docstring)."""
     fams = {lpm.family, glmm.family}
     if fams != {"gaussian", "binomial"}:
-        raise ValueError(f"compare a family='gaussian' fit with a family='binomial' fit; got {sorted(fams)}.")
+        raise ArgumentError(
+            f"compare a family='gaussian' fit with a family='binomial' fit; got {sorted(fams)}."
+        )
     if get_family(lpm.family).latent:
         lpm, glmm = glmm, lpm
     labels = [t.label for t in lpm.terms if t.label in {u.label for u in glmm.terms}]

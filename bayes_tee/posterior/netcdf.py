@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 import xarray as xr
 
-from .._core.exceptions import DesignError
+from .._core.exceptions import FileError, MissingFileError
 from .._core.trees import draws_tree, group
 from .._core.version import __version__
 
@@ -49,15 +49,13 @@ def write(
     """
     path = Path(path)
     if path.is_dir():
-        raise DesignError(
-            f"{str(path)!r} is a folder: give a file name, e.g. {str(path / 'posterior.nc')!r}."
-        )
+        raise FileError(f"{str(path)!r} is a folder: give a file name, e.g. {str(path / 'posterior.nc')!r}.")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "ab"):
             pass
     except OSError as err:
-        raise DesignError(f"Cannot write {str(path)!r} ({err.strerror}): choose a writable folder.") from None
+        raise FileError(f"Cannot write {str(path)!r} ({err.strerror}): choose a writable folder.") from None
     meta = {"format": FORMAT, "version": __version__, **meta}
     post = posterior.assign_attrs(bayes_tee=json.dumps(meta))
     constant = xr.Dataset({c: ("cell", cells[c].to_numpy()) for c in cells.columns})
@@ -76,31 +74,43 @@ def read(path: str | Path) -> tuple[xr.DataTree, dict, pd.DataFrame]:
 
     Raises
     ------
-    FileNotFoundError
-        No such file.
-    ValueError
-        Not a bayes_tee posterior, or one in a format this version does not read.
+    MissingFileError
+        No such file (also a ``FileNotFoundError``).
+    FileError
+        Not a bayes_tee posterior, a damaged one, or one in a format this version does not read.
     """
     path = Path(path)
     if not path.exists():
-        raise FileNotFoundError(f"No file {str(path)!r}.")
+        raise MissingFileError(f"No file {str(path)!r}.")
     try:
         with xr.open_datatree(str(path), engine="h5netcdf") as opened:
             idata = opened.load()
-    except (OSError, ValueError) as err:
-        raise ValueError(
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise FileError(
             f"{str(path)!r} is not a bayes_tee posterior (cannot read it as netCDF: {err}); "
             "write one with Posterior.save() or `bayes-tee fit`."
         ) from None
     raw = idata["posterior"].attrs.get("bayes_tee") if "posterior" in idata.children else None
     if raw is None:
-        raise ValueError(
+        raise FileError(
             f"{str(path)!r} is not a bayes_tee posterior (no 'bayes_tee' attribute); "
             "write it with Posterior.save()."
         )
-    meta = json.loads(raw)
+    try:
+        meta = json.loads(raw)
+    except (json.JSONDecodeError, TypeError) as err:
+        raise FileError(
+            f"{str(path)!r} is a damaged bayes_tee posterior (its metadata: {err}); save it again."
+        ) from None
+    missing = [
+        k for k in ("format", "design", "priors", "method") if not isinstance(meta, dict) or k not in meta
+    ]
+    if missing:
+        raise FileError(
+            f"{str(path)!r} is a damaged bayes_tee posterior (its metadata lacks {missing}); save it again."
+        )
     if meta.get("format") != FORMAT:
-        raise ValueError(
+        raise FileError(
             f"{str(path)!r} was written by bayes_tee {meta.get('version', '?')} in format "
             f"{meta.get('format')!r}; bayes_tee {__version__} reads {FORMAT!r}. Load it with the version "
             "that wrote it, or refit the data and save again with this one "

@@ -31,6 +31,7 @@ from arviz_stats import psense
 from pymc.model.transform.conditioning import remove_value_transforms
 from pytensor.graph.replace import vectorize_graph
 
+from .._core.exceptions import ArgumentError
 from .._core.trees import draws_tree, group
 from ..likelihoods import LIKELIHOODS, build_model
 
@@ -64,7 +65,7 @@ def log_densities(post: "Posterior") -> tuple[xr.Dataset, xr.DataArray]:
     P = group(post.idata, "posterior")
     missing = [rv.name for rv in free if rv.name not in P]
     if missing:
-        raise ValueError(
+        raise ArgumentError(
             f"The posterior lacks {missing[:3]} (the {post.method!r} model's random effects), so its "
             "likelihood cannot be evaluated; refit, or save with keep_effects=True."
         )

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse, stats
 
+from .._core.exceptions import ArgumentError
 from ..design.terms import FACETS, Term
 from ..families import get_family
 from .components import normal_mixture_quantile
@@ -127,7 +128,7 @@ def crossed_layout(
         int(x) for x in (n_items, n_prompts, n_temperatures, n_judges, n_replicates, n_categories)
     )
     if min(N, V, H, M, R, C) < 1:
-        raise ValueError("every design count must be at least 1.")
+        raise ArgumentError("every design count must be at least 1.")
     codes = _grid_codes((N, V, H, M))
     levels = {"item": N, "prompt": V, "temperature": H, "judge": M, "category": C}
     cats = np.arange(N) % C
@@ -141,7 +142,7 @@ def crossed_layout(
         return Layout(codes, levels, cats, n, "cyclic")
     if strategy == "random":
         return Layout(codes, levels, cats, None, "random", calls_per_group=R)
-    raise ValueError(f"strategy must be 'crossed', 'cyclic' or 'random', got {strategy!r}.")
+    raise ArgumentError(f"strategy must be 'crossed', 'cyclic' or 'random', got {strategy!r}.")
 
 
 def table_layout(cells: pd.DataFrame, item_category: np.ndarray | None = None) -> Layout:
@@ -152,10 +153,10 @@ def table_layout(cells: pd.DataFrame, item_category: np.ndarray | None = None) -
     {'item': 2, 'prompt': 1, 'temperature': 1, 'judge': 2, 'position': 1, 'category': 1}
     """
     if "item" not in cells or "n" not in cells:
-        raise ValueError("a cell table needs an 'item' column and an 'n' column (calls per cell).")
+        raise ArgumentError("a cell table needs an 'item' column and an 'n' column (calls per cell).")
     n = cells["n"].to_numpy(float)
     if np.any(n < 0) or not np.all(np.isfinite(n)) or n.sum() < 2:
-        raise ValueError("column 'n' must hold non-negative call counts adding to at least 2.")
+        raise ArgumentError("column 'n' must hold non-negative call counts adding to at least 2.")
     codes, levels = {}, {}
     for f in FACETS:
         if f in cells:
@@ -240,7 +241,7 @@ def _pick_levels(rng, size: int, n_fit: int, n_new: int, mode: JudgeMode) -> np.
     if mode == "new":
         return rng.integers(n_fit, size=(size, n_new))
     if n_new > n_fit:
-        raise ValueError(f"a panel of {n_fit} has no subset of {n_new}; use judges='new'.")
+        raise ArgumentError(f"a panel of {n_fit} has no subset of {n_new}; use judges='new'.")
     return np.argsort(rng.random((size, n_fit)), axis=1)[:, :n_new]
 
 
@@ -276,9 +277,11 @@ def simulate_studies(
     binomial = get_family(draws.family).latent
     if binomial:
         if estimand != "domain":
-            raise ValueError("the logit GLMM's simulation targets the domain mean (estimand='domain').")
+            raise ArgumentError("the logit GLMM's simulation targets the domain mean (estimand='domain').")
         if judges == "panel":
-            raise ValueError("judges='panel' is for the linear model; the GLMM projects judges like these.")
+            raise ArgumentError(
+                "judges='panel' is for the linear model; the GLMM projects judges like these."
+            )
         theta_pop = population_mean_probability(draws)
     total = S * K
     per = max(K, (CHUNK_ELEMENTS // max(lay.n_cells, 1)) // K * K)

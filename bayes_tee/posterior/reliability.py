@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from .._core.exceptions import DesignWarning
+from .._core.exceptions import ArgumentError, DesignWarning
 from .._core.intervals import summarize_samples
 from ..design.terms import Term
 
@@ -74,12 +74,14 @@ def g_weights(
     """
     fixed = {t.facets[0] for t in terms if t.kind == "fixed"}
     if object in fixed and not fixed_object:
-        raise ValueError(f"The object of measurement {object!r} is a fixed factor; fit it as (1|{object}).")
+        raise ArgumentError(
+            f"The object of measurement {object!r} is a fixed factor; fit it as (1|{object})."
+        )
     if not fixed_object and not any(
         t.kind == "random" and measured_facets(t) == (object,) and t.label != "category" for t in terms
     ):
         facets = sorted({f for t in terms for f in t.facets if f != "replicate"})
-        raise ValueError(
+        raise ArgumentError(
             f"object={object!r} is not a random main effect of the model; choose one of {facets} "
             "that the model has as (1|facet)."
         )
@@ -142,14 +144,14 @@ def n_grid(design, object: str, n: dict | None) -> pd.DataFrame:
     for key, val in (n or {}).items():
         facet = design.facet_of(key)
         if facet == object:
-            raise ValueError(
+            raise ArgumentError(
                 f"n= sets the counts of the facets of measurement, not of the object {object!r}."
             )
         if facet not in facets:
-            raise ValueError(f"n={{{key!r}: ...}}: not a facet of this design; use one of {facets}.")
+            raise ArgumentError(f"n={{{key!r}: ...}}: not a facet of this design; use one of {facets}.")
         vals = [float(x) for x in np.atleast_1d(val)]
         if any(not x >= 1 for x in vals):
-            raise ValueError(f"n[{key!r}] must be at least 1, got {vals}.")
+            raise ArgumentError(f"n[{key!r}] must be at least 1, got {vals}.")
         given[facet] = vals
     rows = list(itertools.product(*[given.get(f, [float(counts.get(f, 1.0))]) for f in facets]))
     return pd.DataFrame(rows, columns=[f"n_{f}" for f in facets])
@@ -188,7 +190,7 @@ def reliability(
         coefficient then depends on whether these judges are the universe or a sample of it.
     """
     if not 0 < level < 1:
-        raise ValueError(f"level must be between 0 and 1, got {level!r}.")
+        raise ArgumentError(f"level must be between 0 and 1, got {level!r}.")
     design = post.design
     obj = design.facet_of(object)
     grid = n_grid(design, obj, n)

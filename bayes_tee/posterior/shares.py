@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .. import plots
-from .._core.exceptions import DiagnosticWarning
+from .._core.exceptions import ArgumentError, DiagnosticWarning
 from .._core.intervals import summarize_samples
 from ..families import get_family
 from . import components as comp
@@ -73,14 +73,16 @@ def shares(
     >>> post.shares(n_items=200)  # doctest: +SKIP
     """
     if scale not in ("model", "probability"):
-        raise ValueError(f"scale must be 'model' or 'probability', got {scale!r}.")
+        raise ArgumentError(f"scale must be 'model' or 'probability', got {scale!r}.")
     if post.design.system is not None:  # a comparison: what sets the SE of a difference
         if estimand != "domain" or scale != "model":
-            raise ValueError("a fit that compares systems gives the shares of a difference's variance only.")
+            raise ArgumentError(
+                "a fit that compares systems gives the shares of a difference's variance only."
+            )
         return board.difference_shares(post, n, level=level)
     if scale == "probability" and get_family(post.family).latent:
         if n.get("n_positions") is not None:
-            raise ValueError(
+            raise ArgumentError(
                 "probability-scale shares take the observed presentation orders; drop n_positions."
             )
         n = {k: v for k, v in n.items() if k != "n_positions"}
@@ -117,7 +119,7 @@ def probability_shares(
     (:func:`bayes_tee.posterior.predictive.probability_contributions`).
     """
     if estimand != "domain":
-        raise ValueError("probability-scale shares of the GLMM are for estimand='domain'.")
+        raise ArgumentError("probability-scale shares of the GLMM are for estimand='domain'.")
     rng = np.random.default_rng(random_seed)
     draws = posterior_draws(post, n_draws, rng)
     observed = all(v is None for v in design.values())

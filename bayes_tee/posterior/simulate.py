@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import pandas as pd
 
-from .._core.exceptions import DesignError
+from .._core.exceptions import ArgumentError, DesignError
 from .._core.trees import group
 from ..design.terms import FACETS
 from . import components as comp
@@ -95,7 +95,7 @@ def simulate_design(
             f"post.dstudy(n={{{other[0]!r}: [...]}})."
         )
     if "position" in post.design.facets:
-        raise ValueError(
+        raise ArgumentError(
             "simulate_design does not simulate presentation orders; use the closed-form "
             "dstudy(n_positions=...) for pairwise fits."
         )
@@ -106,7 +106,7 @@ def simulate_design(
     if cells is not None:
         if isinstance(cells, str):
             if cells != "observed":
-                raise ValueError(f"cells must be a DataFrame or 'observed', got {cells!r}.")
+                raise ArgumentError(f"cells must be a DataFrame or 'observed', got {cells!r}.")
             lay, name = layout(post), "observed"
         else:
             lay, name = pr.table_layout(cells), "table"
@@ -114,7 +114,7 @@ def simulate_design(
         row.update(pr.summarize_simulation(pr.simulate_studies(draws, post.terms, lay, **kw), level=level))
         return pd.DataFrame([row])
     if strategy != "crossed" and post.design.counts.get("judge", 1) < 2:
-        raise ValueError("judge strategies need a fitted judge facet with two or more judges.")
+        raise ArgumentError("judge strategies need a fitted judge facet with two or more judges.")
     rows = []
     for d in grid_for(post, fill_categories=True, **n).to_dict("records"):
         lay = layout(post, d, strategy)

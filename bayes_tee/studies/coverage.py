@@ -48,7 +48,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._core.exceptions import DiagnosticWarning
+from .._core.exceptions import ArgumentError, DiagnosticWarning
 from ..design.roles import validate_design
 from ..plots import plot_coverage, plot_staircase
 from ..tee.fit import fit_posterior
@@ -283,7 +283,7 @@ def simulate_one(
                             )
                         )
         else:
-            raise ValueError(f"Unknown method {method!r}; choose from {METHODS}.")
+            raise ArgumentError(f"Unknown method {method!r}; choose from {METHODS}.")
     return rows
 
 
@@ -448,7 +448,7 @@ def coverage_study(
     """
     unknown = set(methods) - set(METHODS)
     if unknown:
-        raise ValueError(f"Unknown method(s) {sorted(unknown)}; choose from {list(METHODS)}.")
+        raise ArgumentError(f"Unknown method(s) {sorted(unknown)}; choose from {list(METHODS)}.")
     levels = [float(x) for x in np.atleast_1d(level)]
     if dgp_kwargs is None:
         dgp_kwargs = {"panel": "resample"} if "panel" in inspect.signature(dgp).parameters else {}

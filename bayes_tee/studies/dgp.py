@@ -19,6 +19,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from .._core.exceptions import ArgumentError
 from ..design.terms import FACETS, cell_term, model_terms
 
 #: Messing (2026), Table 8. ``cell`` is the table's residual (sigma_epsilon^2); the table lists no
@@ -66,7 +67,7 @@ def panel_effects(
         return rng.choice(spread_levels(3, sensitivity), size=n_levels)
     if panel == "normal":
         return rng.normal(0.0, np.sqrt(sensitivity), size=n_levels)
-    raise ValueError(f"panel must be 'fixed', 'resample' or 'normal', got {panel!r}.")
+    raise ArgumentError(f"panel must be 'fixed', 'resample' or 'normal', got {panel!r}.")
 
 
 def tee_dgp(
@@ -150,7 +151,7 @@ def tee_dgp(
         else panel_effects(M, TABLE8_SENSITIVITY["judge"], panel, rng)
     )
     if tau.shape != (H,) or lam.shape != (M,):
-        raise ValueError("temperature_effects / judge_effects need one value per level.")
+        raise ArgumentError("temperature_effects / judge_effects need one value per level.")
 
     def draw(label: str, *shape: int) -> np.ndarray:
         return rng.normal(0.0, np.sqrt(comp[label]), size=shape)
@@ -191,7 +192,9 @@ def tee_dgp(
     elif outcome == "logit":
         score = rng.binomial(1, 1.0 / (1.0 + np.exp(-score)))
     elif outcome != "gaussian":
-        raise ValueError(f"outcome must be 'gaussian', 'threshold', 'bernoulli' or 'logit', got {outcome!r}.")
+        raise ArgumentError(
+            f"outcome must be 'gaussian', 'threshold', 'bernoulli' or 'logit', got {outcome!r}."
+        )
     cols["score"] = score
     df = pd.DataFrame(cols)
 
@@ -296,7 +299,7 @@ def gstudy_dgp(
     for label in variances:
         unknown = [f for f in label.split(":") if f not in levels]
         if unknown:
-            raise ValueError(f"term {label!r} names facet(s) {unknown} not in levels {names}.")
+            raise ArgumentError(f"term {label!r} names facet(s) {unknown} not in levels {names}.")
     grids = np.meshgrid(*[np.arange(levels[f]) for f in names], np.arange(n_replicates), indexing="ij")
     codes = {f: g.ravel() for f, g in zip(names, grids)}
     y = np.full(codes[names[0]].size, float(mean))

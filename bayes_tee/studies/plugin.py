@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._core.exceptions import DesignError, DesignWarning
+from .._core.exceptions import ArgumentError, DesignError, DesignWarning
 from ..design.from_formula import validate_formula
 from ..design.roles import Design, validate_design
 from ..likelihoods.anova import Strata, strata
@@ -238,7 +238,7 @@ def plugin_fit(design: Design) -> PluginFit:
         When the design is not balanced.
     """
     if not design.balanced:
-        raise ValueError(
+        raise ArgumentError(
             "The plug-in (ANOVA/EMS) needs a balanced design: every cell with the same calls and "
             "categories of one size; fit the posterior for any other layout."
         )

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from .. import plots
-from .._core.exceptions import DiagnosticWarning
+from .._core.exceptions import ArgumentError, DiagnosticWarning
 from .._core.priors import PRESETS, PriorSpec, get_prior
 from .fit import fit_posterior
 
@@ -133,7 +133,7 @@ def prior_sensitivity(
     specs = [get_prior(p) for p in (priors or list(PRESETS))]
     names = [s.name for s in specs]
     if len(set(names)) != len(names):
-        raise ValueError(f"Prior names must be distinct (got {names}); give custom specs their own name.")
+        raise ArgumentError(f"Prior names must be distinct (got {names}); give custom specs their own name.")
     roles = dict(prompt=prompt, judge=judge, temperature=temperature, replicate=replicate, category=category)
     rows, posts = [], {}
     for spec in specs:

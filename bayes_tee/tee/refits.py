@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .._core.exceptions import DiagnosticWarning
+from .._core.exceptions import ArgumentError, DiagnosticWarning
 from ..design.formula import parse_formula
 from ..design.terms import FACETS
 from ..posterior.dstudy import FIELDS
@@ -126,23 +126,25 @@ def leave_one_out(
     if fit_kwargs.get("formula") is not None:
         columns = parse_formula(fit_kwargs["formula"]).columns
         if facet not in columns or facet == item:
-            raise ValueError(f"facet must be a column of the formula other than the items, one of {columns}.")
+            raise ArgumentError(
+                f"facet must be a column of the formula other than the items, one of {columns}."
+            )
         column = facet
     elif facet not in FACETS or facet == "item":
-        raise ValueError(f"facet must be 'prompt', 'judge' or 'temperature', got {facet!r}.")
+        raise ArgumentError(f"facet must be 'prompt', 'judge' or 'temperature', got {facet!r}.")
     else:
         column = roles.get(facet)
     if column is None:
-        raise ValueError(f"facet {facet!r} has no column: pass {facet}=<column name>.")
+        raise ArgumentError(f"facet {facet!r} has no column: pass {facet}=<column name>.")
     levels = pd.unique(df[column].dropna())
     if len(levels) < 3:
-        raise ValueError(
+        raise ArgumentError(
             f"Column {column!r} ({facet}) has {len(levels)} levels; leaving one out needs at "
             f"least 3 so that every refit keeps two."
         )
     unknown = set(shares_at or {}) - set(_COUNT_ARGS)
     if unknown:
-        raise ValueError(f"shares_at takes {', '.join(_COUNT_ARGS)}; got {sorted(unknown)}.")
+        raise ArgumentError(f"shares_at takes {', '.join(_COUNT_ARGS)}; got {sorted(unknown)}.")
     fits: dict[str, tuple[object, Posterior]] = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DiagnosticWarning)  # reported per fit in the table

@@ -2,7 +2,10 @@
 the TEE shortcut that writes its formula.
 """
 
+import warnings
+
 import numpy as np
+import pandas as pd
 import pytest
 
 import bayes_tee as bt
@@ -36,6 +39,10 @@ def test_parse_expands_nesting_and_keeps_fixed_factors():
         ("score ~ (1|item) + (1|item)", "appears twice"),
         ("score ~ (1|item) + (1|replicate)", "reserved"),
         ("score ~ (1|item) + (1|my col)", "not a column name"),
+        ("score ~ (1|item", "Unbalanced parentheses"),
+        ("score ~ (1|item)) + (1|prompt)", "Unbalanced parentheses"),
+        ("score ~ (1|item) + (1|score)", "is the formula's outcome and also one of its terms"),
+        ("score ~ score + (1|item)", "is the formula's outcome and also one of its terms"),
     ],
 )
 def test_parse_errors_name_the_fix(text, words):
@@ -151,3 +158,49 @@ def test_roles_fit_equals_its_formula_fit(demo_df, demo_post):
     for k in a["component"].values:
         xa, xb = a.sel(component=k).values.ravel(), b.sel(component=rename.get(k, k)).values.ravel()
         assert abs(np.median(xa) - np.median(xb)) < 0.1 * xa.std(), k
+
+
+def test_an_unknown_outcome_is_named_as_the_outcome():
+    df = bt.simulate.gstudy_dgp({"item": 10, "evaluator": 3}, {"item": 1.0}, random_seed=0)
+    with pytest.raises(bt.DesignError, match=r"outcome 'scor' Did you mean 'score'") as err:
+        validate_formula(df, "scor ~ (1|item) + (1|evaluatr)")
+    assert "term column 'evaluatr' Did you mean 'evaluator'" in str(err.value)
+    assert "two roles" not in str(err.value)
+
+
+@pytest.mark.parametrize("how", ["written", "left after missing values"])
+def test_a_one_level_facet_is_refused_not_invented(how):
+    df = bt.simulate.gstudy_dgp({"item": 12, "judge": 3, "prompt": 2}, {"item": 1.0}, random_seed=0)
+    if how == "written":
+        df = df[df["judge"] == df["judge"].iloc[0]]
+    else:
+        df.loc[df["judge"] != df["judge"].iloc[0], "judge"] = None
+    with pytest.raises(bt.DesignError, match="Column 'judge' has a single level") as err:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", bt.DesignWarning)
+            validate_formula(df, "score ~ (1|item) + (1|prompt) + (1|judge)")
+    assert ("dropped with missing values" in str(err.value)) == (how != "written")
+
+
+def test_the_readers_losses_reach_the_formula_design():
+    df = bt.simulate.gstudy_dgp({"item": 10, "prompt": 3}, {"item": 1.0}, random_seed=0)
+    df = df.assign(model="m")
+    df.attrs[bt.design.roles.ROLES_ATTR] = {"outcome": "score", "item": "item", "prompt": "prompt"}
+    df.attrs["dropped_by_model"] = {"m": {"the sample errored": 4}}
+    with pytest.warns(bt.DesignWarning, match="4 row"):
+        d = bt.build_design(df, formula="score ~ (1|item) + (1|prompt)")
+    assert d.dropped == {"the sample errored (in the logs)": 4}
+    with pytest.warns(bt.DesignWarning, match="4 row"):
+        roles = bt.build_design(df)
+    assert roles.dropped == d.dropped
+
+
+@pytest.mark.parametrize("formula", [None, "score ~ (1|item) + (1|prompt)"])
+def test_duplicate_column_names_and_huge_scores_are_refused(formula):
+    df = bt.simulate.gstudy_dgp({"item": 10, "prompt": 3}, {"item": 1.0}, random_seed=0)
+    roles = {} if formula else {"outcome": "score", "item": "item", "prompt": "prompt"}
+    twice = pd.concat([df, df[["prompt"]]], axis=1)
+    with pytest.raises(bt.DesignError, match=r"Column name\(s\) \['prompt'\] appear more than once"):
+        bt.build_design(twice, formula=formula, **roles)
+    with pytest.raises(bt.DesignError, match=r"values as large as \d\.?\d*e\+250.*Rescale"):
+        bt.build_design(df.assign(score=df["score"] * 1e250), formula=formula, **roles)

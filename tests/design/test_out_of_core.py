@@ -168,3 +168,30 @@ def test_a_distributed_client_computes_the_cells_on_its_cluster(tmp_path):
         validate_dask(tmp_path / "calls", **ROLES, client="tcp://localhost:8786")
     with pytest.raises(bt.DesignError, match="client= computes out-of-core data"):
         bt.fit_posterior(df, **ROLES, client=client)
+
+
+def test_what_is_not_parquet_gets_one_file_error(tmp_path):
+    pytest.importorskip("pyarrow")
+    df = bt.simulate.gstudy_dgp({"item": 10, "prompt": 3}, {"item": 1.0}, random_seed=0)
+    roles = dict(outcome="score", item="item", prompt="prompt")
+    (tmp_path / "scores.csv").write_text(df.to_csv(index=False))
+    (tmp_path / "junk.parquet").write_bytes(bytes(range(256)) * 3)
+    (tmp_path / "empty").mkdir()
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    df.iloc[:15].to_parquet(parts / "a.parquet")
+    df.iloc[15:].drop(columns="prompt").to_parquet(parts / "b.parquet")
+    cases = {
+        "scores.csv": r"scores.csv' is not a parquet file .*pandas.read_csv",
+        "junk.parquet": r"junk.parquet' is not a parquet file",
+        "empty": r"No parquet files in the folder",
+        "parts": r"b.parquet' of the parquet dataset .* has no column\(s\) \['prompt'\]",
+        "missing": r"No parquet file or dataset",
+    }
+    for name, words in cases.items():
+        with pytest.raises(bt.FileError, match=words):
+            bt.build_design(str(tmp_path / name), **roles)
+    huge = tmp_path / "huge.parquet"
+    df.assign(score=df["score"] * 1e200).to_parquet(huge)
+    with pytest.raises(bt.DesignError, match=r"values as large as .*e\+200.*Rescale"):
+        bt.build_design(str(huge), **roles)

@@ -6,6 +6,7 @@ errored sample, unparseable grader verdicts and a reviewer's score edits.
 import importlib.util
 import json
 import math
+import re
 import shutil
 import warnings
 import zipfile
@@ -78,8 +79,8 @@ def test_both_engines_read_the_same_frame(logs):
 
 def test_rows_losses_and_labels_match_inspects_own_reading(logs):
     folder, paths = logs
-    with pytest.warns(bt.DesignWarning, match="could not be used"):
-        df = bt.read_inspect(folder)
+    df, said = _said(folder)
+    assert re.search("could not be used", said), said
     scored, errored, unscored, edited = _truth(paths)
     assert len(df) == scored
     assert df.attrs["dropped"]["the sample errored"] == errored == 4 * 3  # q2 epoch 2, every log
@@ -163,7 +164,10 @@ def test_prompt_from_a_task_argument_or_metadata_key(logs):
     named = _read(folder, prompt="wording")
     pd.testing.assert_frame_equal(auto, named)
     assert "wording" in " ".join(auto.attrs["notes"])
-    by_topic = _read(folder, prompt="topic", category="topic")
+    # the wording differs between the logs: a metadata prompt facet would pool the wordings
+    with pytest.raises(bt.DesignError, match=r"differ in task argument\(s\) \['wording'\].*prompt='topic'"):
+        _read(folder, prompt="topic", category="topic")
+    by_topic = _read(sorted(folder.iterdir())[0], prompt="topic", category="topic")
     assert set(by_topic["prompt"]) == {"arithmetic", "geography", "science"}
     assert (by_topic["prompt"] == by_topic["category"]).all()
     with pytest.raises(
@@ -268,3 +272,89 @@ def test_score_values():
     for bad, why in ((float("nan"), "unscored"), (None, "empty"), ("maybe", "text"), ([1], "list")):
         with pytest.raises(ValueError, match=why):
             score_value(bad)
+
+
+def _said(*args, **kwargs) -> tuple[pd.DataFrame, str]:
+    """The frame and every DesignWarning the reader said, joined."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        df = bt.read_inspect(*args, **kwargs)
+    return df, "\n".join(str(w.message) for w in caught if issubclass(w.category, bt.DesignWarning))
+
+
+def _rewrite(path: Path, out: Path, **changes) -> Path:
+    """A copy of a log with its eval fields changed (a new run, another task) or no samples."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    log = read_eval_log(str(path))
+    samples = changes.pop("samples", log.samples)
+    log.eval = log.eval.model_copy(update=changes)
+    log.samples = [s.model_copy(update={"uuid": f"{s.uuid}-new"}) for s in samples]
+    write_eval_log(log, str(out))
+    return out
+
+
+def test_a_log_read_twice_is_read_once_and_said(logs, tmp_path):
+    folder, paths = logs
+    one = paths[1]
+    reference = _read(one)
+    copies = tmp_path / "copies"
+    copies.mkdir()
+    shutil.copy(one, copies / "a.eval")
+    shutil.copy(one, copies / "b.eval")  # a byte-for-byte copy under another name
+    twice, said = _said(copies)
+    assert re.search(r"b.eval is a copy of .*a.eval: read once", said), said
+    assert len(twice) == len(reference) and twice.attrs["dropped"] == reference.attrs["dropped"]
+    # the same run saved as .eval and as .json (same eval_id, other bytes)
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    formats = tmp_path / "formats"
+    formats.mkdir()
+    shutil.copy(one, formats / "run.eval")
+    write_eval_log(read_eval_log(str(one)), str(formats / "run.json"))
+    both, said = _said(formats)
+    assert re.search(r"holds the same run \(eval_id", said), said
+    assert len(both) == len(reference)
+
+
+def test_separate_runs_of_one_configuration_are_further_replicates(logs, tmp_path):
+    folder, paths = logs
+    one = paths[1]
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    shutil.copy(one, runs / "a.eval")
+    _rewrite(one, runs / "b.eval", eval_id="another-run", run_id="another")
+    df, said = _said(runs)
+    assert re.search(r"b.eval: \d+ sample\(s\) repeat the \(item, epoch\).*further", said), said
+    assert len(df) == 2 * len(_read(one))
+    assert sorted(df["replicate"].unique()) == [1, 2, 3, 4, 5, 6]
+    assert not df.duplicated(["item", "judge", "replicate"]).any()
+
+
+def test_tasks_sharing_sample_ids_are_different_items(logs, tmp_path):
+    folder, paths = logs
+    tasks = tmp_path / "tasks"
+    tasks.mkdir()
+    shutil.copy(paths[1], tasks / "a.eval")
+    _rewrite(paths[1], tasks / "b.eval", eval_id="b", task="other_benchmark")
+    df, said = _said(tasks, prompt="wording")
+    assert re.search("share 6 sample id\\(s\\) but are not the prompt facet", said), said
+    assert df["item"].str.startswith(("qa/", "other_benchmark/")).all()
+    assert df["item"].nunique() == 12
+    # the same ids as the prompt facet (the task name): one item set, and said
+    df, said = _said(tasks)
+    assert re.search("a sample id is one item across them", said), said
+    assert df["item"].nunique() == 6 and set(df["prompt"]) == {"qa", "other_benchmark"}
+
+
+def test_an_empty_log_and_an_unknown_category_key_are_said(logs, tmp_path):
+    folder, paths = logs
+    some = tmp_path / "some"
+    some.mkdir()
+    shutil.copy(paths[1], some / "a.eval")
+    _rewrite(paths[1], some / "empty.eval", eval_id="empty", samples=[])
+    df, said = _said(some)
+    assert re.search("empty.eval holds no samples", said), said
+    assert len(df) == len(_read(paths[1]))
+    with pytest.raises(bt.DesignError, match=r"category='topik' is not a sample metadata key.*\['topic'\]"):
+        _read(paths[1], category="topik")

@@ -4,6 +4,7 @@ lm-eval's dummy model, --log_samples, two runs.
 """
 
 import json
+import shutil
 import warnings
 from pathlib import Path
 
@@ -76,3 +77,14 @@ def test_a_generation_task_with_filters_and_temperature():
     assert set(df["judge"]) == {"exact_match,first", "exact_match,majority"}
     assert len(df) == 2 * 6 and (df["temperature"] == 0.7).all() and set(df["prompt"]) == {"qa_gen"}
     assert df.attrs[bt.design.roles.ROLES_ATTR] == {"outcome": "score", "item": "item", "judge": "judge"}
+
+
+def test_a_copied_samples_file_is_read_once_and_said(tmp_path):
+    run = sorted(OUT.rglob("samples_*.jsonl"))[0].parent
+    shutil.copytree(run, tmp_path / "a")
+    shutil.copytree(run, tmp_path / "b")  # the same run in two folders
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        df = bt.read_lm_eval(tmp_path)
+    assert sum("is a copy of" in str(w.message) for w in caught) == 2  # both of the run's files
+    assert set(df["replicate"]) == {1} and len(df) == len(_read(run))

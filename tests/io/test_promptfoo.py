@@ -5,6 +5,7 @@ the promptfoo CLI on offline custom providers): two prompts, two providers, thre
 
 import hashlib
 import json
+import shutil
 import warnings
 from pathlib import Path
 
@@ -101,3 +102,20 @@ def test_foreign_files_get_one_clear_error(tmp_path):
     text.write_text("not json")
     with pytest.raises(bt.DesignError, match="bad.json: not valid JSON"):
         _read(text)
+
+
+def test_one_eval_saved_twice_is_read_once_and_said(tmp_path):
+    shutil.copy(JSON, tmp_path / "results.json")
+    shutil.copy(JSONL, tmp_path / "results.jsonl")  # the same results, as JSON lines
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        both = bt.read_promptfoo(tmp_path)
+    said = " ".join(str(w.message) for w in caught)
+    assert "results.jsonl: 48 result(s) already read from results.json (same result id)" in said
+    pd.testing.assert_frame_equal(both, _read(JSON))
+    assert both.attrs["dropped"] == _read(JSON).attrs["dropped"]
+    (tmp_path / "empty.jsonl").write_text("")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        bt.read_promptfoo([JSON, tmp_path / "empty.jsonl"])
+    assert any("empty.jsonl holds no results" in str(w.message) for w in caught)

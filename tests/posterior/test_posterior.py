@@ -22,10 +22,33 @@ def test_save_load_roundtrip(demo_post, tmp_path):
 def test_load_refuses_foreign_files(tmp_path):
     path = tmp_path / "other.nc"
     xr.Dataset({"x": ("a", np.arange(3.0))}).to_netcdf(path)
-    with pytest.raises(ValueError, match="not a bayes_tee posterior"):
+    with pytest.raises(bt.FileError, match="not a bayes_tee posterior"):
         bt.load(path)
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(FileNotFoundError):  # also a bt.FileError
         bt.load(tmp_path / "missing.nc")
+    with pytest.raises(bt.MissingFileError):
+        bt.load(tmp_path / "missing.nc")
+
+
+def test_damaged_posteriors_get_one_file_error(demo_post, tmp_path):
+    good = demo_post.save(tmp_path / "good.nc")
+    (tmp_path / "junk.nc").write_bytes(bytes(range(256)) * 8)
+    (tmp_path / "empty.nc").write_bytes(b"")
+    for name in ("junk.nc", "empty.nc"):
+        with pytest.raises(bt.FileError, match=f"{name}' is not a bayes_tee posterior"):
+            bt.load(tmp_path / name)
+    tree = xr.open_datatree(good, engine="h5netcdf").load()
+    meta = json.loads(tree["posterior"].attrs["bayes_tee"])
+    damaged = {
+        "text.nc": "{not json",
+        "lacks.nc": json.dumps({k: v for k, v in meta.items() if k != "design"}),
+    }
+    for name, raw in damaged.items():
+        copy = tree.copy()
+        copy["posterior"].attrs["bayes_tee"] = raw
+        copy.to_netcdf(tmp_path / name, engine="h5netcdf")
+        with pytest.raises(bt.FileError, match="damaged bayes_tee posterior"):
+            bt.load(tmp_path / name)
 
 
 @pytest.mark.slow
