@@ -47,6 +47,32 @@ def test_every_refusal_is_a_package_error(demo_post):
     with pytest.raises(bt.ArgumentError, match="family must be one of"):
         bt.families.get_family("poisson")
     assert issubclass(bt.FileError, bt.DesignError) and issubclass(bt.MissingFileError, FileNotFoundError)
+    for level in (2, 0, "x", True):
+        with pytest.raises(bt.ArgumentError, match="level must be a number between 0 and 1"):
+            demo_post.theta(level=level)
+    with pytest.raises(bt.ArgumentError, match="level must be a number between 0 and 1"):
+        demo_post.components(level="x")
+    with pytest.raises(bt.ArgumentError, match="n_items takes numbers"):
+        demo_post.dstudy(n_items="ten")
+    with pytest.raises(bt.ArgumentError, match="n_items must be an integer of at least 1"):
+        bt.simulate.tee_dgp(n_items=0)
+    with pytest.raises(bt.ArgumentError, match="Expected a file, a folder or a list"):
+        bt.read_inspect(None)
+
+
+def test_fit_arguments_and_output_paths_are_checked_first(demo_post, demo_df, tmp_path):
+    roles = dict(outcome="score", item="item", prompt="prompt")
+    for bad in (dict(random_seed="x"), dict(random_seed=-1), dict(draws="100"), dict(draws=float("nan"))):
+        with pytest.raises(bt.ArgumentError, match=f"{next(iter(bad))} must be"):
+            bt.fit_posterior(demo_df, **roles, **bad, progressbar=False)
+    with pytest.raises(bt.DesignError, match="Column 'prompt' holds list values.*astype\\(str\\)"):
+        bt.build_design(demo_df.assign(prompt=[[1]] * len(demo_df)), **roles)
+    with pytest.raises(bt.FileError, match="is a folder: give a file name"):
+        demo_post.report(tmp_path)
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    with pytest.raises(bt.FileError, match="Cannot write"):
+        demo_post.report(blocked / "report.html")  # a folder that is a file
 
 
 def test_a_sampler_failure_is_one_sampling_error(monkeypatch):

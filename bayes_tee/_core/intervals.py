@@ -14,6 +14,20 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from .exceptions import ArgumentError
+
+
+def check_level(level: object, name: str = "level") -> float:
+    """``level`` as a float strictly between 0 and 1, else an ArgumentError naming it.
+
+    >>> check_level(0.9)
+    0.9
+    """
+    ok = isinstance(level, int | float | np.floating) and not isinstance(level, bool) and 0 < level < 1
+    if not ok:
+        raise ArgumentError(f"{name} must be a number between 0 and 1 (e.g. 0.9), got {level!r}.")
+    return float(level)
+
 
 def interval(x: np.ndarray, level: float, axis: int | None = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(low, median, high)`` of draws along ``axis``: the central ``level`` interval.
@@ -21,6 +35,7 @@ def interval(x: np.ndarray, level: float, axis: int | None = 0) -> tuple[np.ndar
     >>> [round(float(v), 9) for v in interval(np.arange(11.0), 0.8)]
     [1.0, 5.0, 9.0]
     """
+    check_level(level)
     q = (1 - level) / 2
     lo, med, hi = np.quantile(x, [q, 0.5, 1 - q], axis=axis)
     return lo, med, hi

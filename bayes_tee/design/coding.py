@@ -19,7 +19,14 @@ def level_codes(values: pd.Series) -> tuple[np.ndarray, tuple[str, ...]]:
     >>> level_codes(pd.Series(pd.Categorical(["b", "a"], categories=["a", "b", "c"])))[1]
     ('a', 'b')
     """
-    cat = pd.Categorical(values).remove_unused_categories()
+    try:
+        cat = pd.Categorical(values).remove_unused_categories()
+    except TypeError:  # lists, dicts, sets: values pandas cannot hash
+        kinds = sorted({type(v).__name__ for v in values if not pd.api.types.is_hashable(v)})
+        raise DesignError(
+            f"Column {values.name!r} holds {', '.join(kinds)} values, which cannot label levels. "
+            f"Make them text first, e.g. df[{values.name!r}] = df[{values.name!r}].astype(str)."
+        ) from None
     labels = tuple(str(c) for c in cat.categories)
     if len(set(labels)) < len(labels):
         same = [c for c in cat.categories if labels.count(str(c)) > 1]

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .._core.exceptions import DesignError, DesignWarning, FileError, MissingFileError
+from .._core.exceptions import ArgumentError, DesignError, DesignWarning, FileError, MissingFileError
 from ..design.roles import ROLES_ATTR
 
 #: Inspect AI's letter grades (``inspect_ai.scorer``: CORRECT, INCORRECT, PARTIAL, NOANSWER).
@@ -87,6 +87,10 @@ def log_files(
     DesignError
         For a path that does not exist, or when no file is found.
     """
+    if not isinstance(source, str | Path | list | tuple):
+        raise ArgumentError(
+            f"Expected a file, a folder or a list of them for the {what}, got {type(source).__name__}."
+        )
     items = [source] if isinstance(source, str | Path) else list(source)
     files: list[Path] = []
     for entry in items:

@@ -26,6 +26,7 @@ import pandas as pd
 from scipy import integrate, stats
 
 from .._core.exceptions import ArgumentError, DesignError
+from .._core.intervals import check_level
 
 #: Verdict labels (lower case, spaces removed) and their score in the slot frame: slot A wins 1.
 VERDICT_SCORES: dict[str, float] = {
@@ -205,7 +206,7 @@ def order_bias(
     data["_slot"] = np.where(data["_swapped"], 1.0 - data["_sys"], data["_sys"])  # back to the slot frame
     data["_judge"] = data[judge] if judge is not None else "all"
     rng = np.random.default_rng(random_seed)
-    alpha = (1.0 - level) / 2.0
+    alpha = (1.0 - check_level(level)) / 2.0
     rows = []
     for name, g in data.groupby("_judge", sort=True):
         per = g.groupby([item, "_swapped"])["_sys"].mean().unstack("_swapped")

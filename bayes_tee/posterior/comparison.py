@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .._core import diagnostics as diag
+from .._core.files import writable_file
 from ..plots import plot_dstudy, plot_frontier, plot_leaderboard, plot_p_better, plot_ranks
 from . import leaderboard as board
 from .report import _pct, _png, _prob, _quiet, _table, budget_plan, framed_summary, page_head, report_grid
@@ -123,7 +124,7 @@ def report(
     that separates two systems. ``metadata`` is accepted for the single-system report's
     signature and not used here.
     """
-    path = Path(path)
+    path = writable_file(path, "report.html")
     table = _quiet(board.leaderboard, post, level=level)
     pairs = _quiet(board.pairs, post, level=level)
     closest = pairs.reindex(pairs["difference"].abs().sort_values().index).head(N_PAIRS)

@@ -26,7 +26,7 @@ import xarray as xr
 from scipy import optimize, special
 
 from .._core.exceptions import ArgumentError
-from .._core.intervals import summarize
+from .._core.intervals import check_level, summarize
 from ..design.terms import Term
 
 Estimand = Literal["domain", "finite"]
@@ -220,7 +220,7 @@ def shares_table(
     out = out.join(summarize(contrib / total, level, "share_"))
     out = out.reset_index()
     vals = total.values.ravel()
-    q = (1 - level) / 2
+    q = (1 - check_level(level)) / 2
     out.attrs["var_theta"] = {
         "median": float(np.median(vals)),
         "low": float(np.quantile(vals, q)),

@@ -122,6 +122,8 @@ def design_grid(fields: dict[str, str] | None = None, **counts: float | list[flo
     for k, vals in given.items():
         if not vals:
             raise ArgumentError(f"{k} has no counts: give one or more, e.g. {k}=[1, 3].")
+        if any(isinstance(x, str | bool) or not isinstance(x, int | float | np.number) for x in vals):
+            raise ArgumentError(f"{k} takes numbers (counts), got {vals}.")
         if any(not (float(x) >= 1) for x in vals):
             raise ArgumentError(f"{k} must be at least 1, got {vals}.")
     rows = list(itertools.product(*given.values()))
@@ -202,13 +204,21 @@ def summarize_designs(
 
 
 # -- projections of a fitted posterior (the Posterior methods call these) ---------------------
-def counts_with(observed: dict[str, float], **n: float | None) -> dict[str, float]:
-    """Level counts of the observed design with any of them replaced (``n_items=...``).
+def counts_with(design, **n: float | None) -> dict[str, float]:
+    """Level counts of the observed design with any of them replaced (``n_items=...``); a
+    count for a facet the fit does not have is refused (:func:`merge_counts`), never ignored.
 
-    >>> counts_with({"item": 30.0, "prompt": 3.0}, n_items=60, n_prompts=None)
-    {'item': 60.0, 'prompt': 3.0}
+    >>> import bayes_tee as bt
+    >>> d = bt.build_design(bt.datasets.load("tee_demo"), outcome="score", item="item", prompt="prompt")
+    >>> counts_with(d, n_items=60, n_prompts=None)["item"]
+    60.0
+    >>> counts_with(d, n_judges=3)
+    Traceback (most recent call last):
+    ...
+    bayes_tee._core.exceptions.ArgumentError: n_judges=3: this fit has no judge facet ...
     """
-    counts = dict(observed)
+    merge_counts(design, n, None)
+    counts = dict(design.counts)
     for field, val in n.items():
         if val is not None:
             if not val >= 1:

@@ -135,7 +135,7 @@ class Posterior(diag.FitResult):
         n_positions=None,
     ) -> dict[str, float]:
         """Observed level counts, any of them replaced (:func:`~bayes_tee.posterior.dstudy.counts_with`)."""
-        return dstudy.counts_with(self.design.counts, **_arguments(locals()))
+        return dstudy.counts_with(self.design, **_arguments(locals()))
 
     def shares(
         self,

@@ -36,7 +36,7 @@ import pandas as pd
 from scipy import special
 
 from .._core.exceptions import ArgumentError, DesignError
-from .._core.intervals import summarize_samples
+from .._core.intervals import check_level, summarize_samples
 from .._core.trees import group
 from .components import normal_mixture_quantile
 from .dstudy import (
@@ -141,7 +141,7 @@ def _check(level: float, over: str) -> None:
 
 def _half(level: float, var: np.ndarray) -> float:
     """Half-width of the central ``level`` interval of the normal mixture with variances ``var``."""
-    return normal_mixture_quantile(1 - (1 - level) / 2, np.sqrt(var))
+    return normal_mixture_quantile(1 - (1 - check_level(level)) / 2, np.sqrt(var))
 
 
 def score_draws(
@@ -206,7 +206,7 @@ def leaderboard(
     var = error_variances(post)
     draws = score_draws(post, over, random_seed=random_seed, est=est.to_numpy(), var=var[f"{over}_own"])
     ranks = ranks_of(draws, higher_is_better)
-    a = (1 - level) / 2
+    a = (1 - check_level(level)) / 2
     out = pd.DataFrame({"system": est.index, "estimate": est.to_numpy()})
     for kind in ("panel", "new"):
         half = np.array([_half(level, v) for v in var[kind]])
@@ -325,7 +325,7 @@ def adjacent_resolved(
     """
     est = np.sort(system_estimates(post).to_numpy())
     gaps = np.diff(est)  # (n_systems - 1,)
-    z = special.ndtri(1 - (1 - level) / 2)
+    z = special.ndtri(1 - (1 - check_level(level)) / 2)
     se = np.sqrt(var)[..., None]
     p = special.ndtr(gaps / se - z) + special.ndtr(-gaps / se - z)
     return p.mean(axis=(0, 2))
@@ -419,7 +419,7 @@ def separation(
     out["calls_per_system"] = calls(grid.assign(**{f"n_{system}": 1.0}), post.design.counts, fields)
     out = pd.concat([out, summarize_designs(var, current, level=level, target_se=target_se)], axis=1)
     if gap is not None:
-        z = special.ndtri(1 - (1 - level) / 2)
+        z = special.ndtri(1 - (1 - check_level(level)) / 2)
         se = np.sqrt(var)
         out["p_resolved"] = (special.ndtr(abs(gap) / se - z) + special.ndtr(-abs(gap) / se - z)).mean(axis=0)
     out.attrs.update(object="system", over=over, level=level, gap=gap)
@@ -455,7 +455,7 @@ def difference_shares(
         ],
         axis=1,
     )
-    lo, med, hi = np.quantile(total, [(1 - level) / 2, 0.5, 1 - (1 - level) / 2])
+    lo, med, hi = np.quantile(total, [(1 - check_level(level)) / 2, 0.5, 1 - (1 - check_level(level)) / 2])
     out.attrs.update(
         var_difference={"median": float(med), "low": float(lo), "high": float(hi)},
         over=over,

@@ -24,7 +24,7 @@ from scipy import stats
 
 from .._core import diagnostics as diag
 from .._core.exceptions import ArgumentError
-from .._core.intervals import summarize_samples
+from .._core.intervals import check_level, summarize_samples
 from ..families import get_family
 from ..plots import plot_link_comparison
 from . import components as comp
@@ -104,7 +104,7 @@ def link_comparison(
     table["lpm_rank"] = stats.rankdata(-table["lpm_share_median"], method="min").astype(int)
     table["glmm_rank"] = stats.rankdata(-table["glmm_share_median"], method="min").astype(int)
     table = table.sort_values("lpm_share_median", ascending=False).reset_index(drop=True)
-    q = (1 - level) / 2
+    q = (1 - check_level(level)) / 2
     spearman = {
         "median": float(np.median(rho)),
         "low": float(np.quantile(rho, q)),

@@ -18,6 +18,7 @@ import pandas as pd
 import xarray as xr
 
 from .._core.exceptions import FileError, MissingFileError
+from .._core.files import writable_file
 from .._core.trees import draws_tree, group
 from .._core.version import __version__
 
@@ -47,15 +48,7 @@ def write(
     """Write ``posterior`` (the draws to keep), the sampler statistics of ``sampled``, ``meta``
     and the per-cell statistics ``cells`` to ``path``; returns the path.
     """
-    path = Path(path)
-    if path.is_dir():
-        raise FileError(f"{str(path)!r} is a folder: give a file name, e.g. {str(path / 'posterior.nc')!r}.")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "ab"):
-            pass
-    except OSError as err:
-        raise FileError(f"Cannot write {str(path)!r} ({err.strerror}): choose a writable folder.") from None
+    path = writable_file(path)
     meta = {"format": FORMAT, "version": __version__, **meta}
     post = posterior.assign_attrs(bayes_tee=json.dumps(meta))
     constant = xr.Dataset({c: ("cell", cells[c].to_numpy()) for c in cells.columns})

@@ -35,6 +35,7 @@ import pandas as pd
 from scipy import sparse, stats
 
 from .._core.exceptions import ArgumentError
+from .._core.intervals import check_level
 from ..design.terms import FACETS, Term
 from ..families import get_family
 from .components import normal_mixture_quantile
@@ -365,7 +366,7 @@ def summarize_simulation(sim: dict[str, np.ndarray], *, level: float = 0.9) -> d
     the TEE interval (closed-form SE mixed over the posterior).
     """
     err, naive, var = sim["error"], sim["naive_se"], sim["variance"]
-    q = (1 - level) / 2
+    q = (1 - check_level(level)) / 2
     z = float(stats.norm.ppf(1 - q))
     sd_draw = np.sqrt((err**2).mean(axis=1))
     cf_draw = np.sqrt(var.mean(axis=1))

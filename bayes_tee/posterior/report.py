@@ -23,6 +23,7 @@ import pandas as pd
 
 from .._core import diagnostics as diag
 from .._core.exceptions import DiagnosticWarning
+from .._core.files import writable_file
 from .._core.version import __version__
 from ..families import get_family
 from ..plots import plot_dstudy, plot_frontier, plot_interventions
@@ -460,7 +461,7 @@ def report(
     --------
     >>> report(post, "report.html", budget=5000)  # doctest: +SKIP
     """
-    path = Path(path)
+    path = writable_file(path, "report.html")
     d = post.design
     dst = _quiet(post.dstudy, **report_grid(post))
     inter = _quiet(post.interventions)

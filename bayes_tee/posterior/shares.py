@@ -96,7 +96,7 @@ def shares(
             sims_per_draw=sims_per_draw,
             random_seed=random_seed,
         )
-    counts = counts_with(post.design.counts, **n)
+    counts = counts_with(post.design, **n)
     table = comp.shares_table(
         post.component_draws(), post.terms, counts, estimand=estimand, categories=categories, level=level
     )

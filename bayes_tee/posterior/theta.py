@@ -16,6 +16,7 @@ import pandas as pd
 from scipy import stats
 
 from .._core.exceptions import DesignError
+from .._core.intervals import check_level
 from .._core.trees import group
 from ..families import get_family
 from . import components as comp
@@ -54,7 +55,7 @@ def theta(
             "scores nothing): post.leaderboard() gives each system's score with its panel and new "
             "intervals, post.pairs() their differences."
         )
-    a = (1 - level) / 2
+    a = (1 - check_level(level)) / 2
     z = float(stats.norm.ppf(1 - a))
     d = post.design
     naive_se = d.y_sd / np.sqrt(d.n_rows)

@@ -136,6 +136,11 @@ def tee_dgp(
     >>> df.attrs["truth"]["prompt"]
     0.0
     """
+    sizes = dict(n_items=n_items, n_prompts=n_prompts, n_judges=n_judges)
+    sizes |= dict(n_temperatures=n_temperatures, n_replicates=n_replicates)
+    for name, value in sizes.items():
+        if not (isinstance(value, int | np.integer) and not isinstance(value, bool) and value >= 1):
+            raise ArgumentError(f"{name} must be an integer of at least 1, got {value!r}.")
     rng = np.random.default_rng(random_seed)
     comp = {**TABLE8_COMPONENTS, **(components or {})}
     N, V, H, M, R = n_items, n_prompts, n_temperatures, n_judges, n_replicates

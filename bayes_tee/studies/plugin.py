@@ -45,6 +45,7 @@ import pandas as pd
 from scipy import stats
 
 from .._core.exceptions import ArgumentError, DesignError, DesignWarning
+from .._core.intervals import check_level
 from ..design.from_formula import validate_formula
 from ..design.roles import Design, validate_design
 from ..likelihoods.anova import Strata, strata
@@ -217,7 +218,7 @@ class PluginFit:
         """Bootstrap-t intervals of theta (``panel``, ``tee``) and percentile intervals of the
         components in ``labels``.
         """
-        a = (1 - level) / 2
+        a = (1 - check_level(level)) / 2
         out = {}
         for k, v in self.var_theta().items():
             lo_t, hi_t = np.quantile(boot[f"t_{k}"], [a, 1 - a])

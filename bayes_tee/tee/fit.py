@@ -29,7 +29,7 @@ import pandas as pd
 import xarray as xr
 
 from .._core import diagnostics as diag
-from .._core.exceptions import DesignError, DesignWarning
+from .._core.exceptions import ArgumentError, DesignWarning
 from .._core.priors import PriorSpec, get_prior
 from .._core.sampling import sample
 from .._core.trees import draws_tree
@@ -127,6 +127,15 @@ class Settings:
     progressbar: bool
 
 
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
+
+
+def _is_integer(value: object) -> bool:
+    """An int, or a float or NumPy number holding a whole number (``1000.0``); not text or bools."""
+    return _is_number(value) and bool(np.isfinite(value)) and float(value) == int(value)
+
+
 def sampler_settings(
     family: Family,
     *,
@@ -149,12 +158,14 @@ def sampler_settings(
     (500, 4000, 0.95)
     """
     for name, value, least in (("chains", chains, 1), ("tune", tune, 0), ("draws", draws, 1)):
-        if value is not None and not (float(value) == int(value) and int(value) >= least):
-            raise DesignError(f"{name} must be an integer of at least {least}, got {value!r}.")
-    if target_accept is not None and not 0 < target_accept < 1:
-        raise DesignError(f"target_accept must be between 0 and 1, got {target_accept!r}.")
+        if value is not None and not (_is_integer(value) and int(value) >= least):
+            raise ArgumentError(f"{name} must be an integer of at least {least}, got {value!r}.")
+    if target_accept is not None and not (_is_number(target_accept) and 0 < target_accept < 1):
+        raise ArgumentError(f"target_accept must be between 0 and 1, got {target_accept!r}.")
     if sampler not in ("nutpie", "pymc"):
-        raise DesignError(f"sampler must be 'nutpie' or 'pymc', got {sampler!r}.")
+        raise ArgumentError(f"sampler must be 'nutpie' or 'pymc', got {sampler!r}.")
+    if random_seed is not None and not (_is_integer(random_seed) and int(random_seed) >= 0):
+        raise ArgumentError(f"random_seed must be a non-negative integer or None, got {random_seed!r}.")
     d_tune, d_draws, d_accept = family.sampler_defaults()
     d_accept = d_accept if likelihood_accept is None else likelihood_accept
     seed = int(np.random.default_rng().integers(2**31)) if random_seed is None else int(random_seed)

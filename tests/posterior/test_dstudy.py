@@ -194,3 +194,14 @@ def test_a_request_it_cannot_honour_is_refused_not_ignored(kw, match):
     post = bt.load(DEMO)
     with pytest.raises(ValueError, match=match):
         post.dstudy(**kw)
+
+
+@pytest.mark.parametrize("method", ["shares", "design_counts"])
+def test_shares_refuse_a_count_for_a_facet_the_fit_lacks(method):
+    """shares(n_positions=2) on a fit with no presentation order took the count and left the
+    shares unchanged (the same mechanism as the D-study's, now shared).
+    """
+    post = bt.load(DEMO)
+    with pytest.raises(bt.ArgumentError, match="no position facet"):
+        getattr(post, method)(n_positions=2)
+    assert getattr(post, method)(n_positions=1) is not None  # one level is what the fit has
