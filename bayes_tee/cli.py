@@ -33,7 +33,7 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
-from ._core.exceptions import DesignError, DesignWarning, DiagnosticWarning
+from ._core.exceptions import DesignError, DesignWarning, DiagnosticWarning, first_line
 
 # Nothing heavy is imported above: each subcommand loads its machinery (pandas, the fit, ArviZ,
 # matplotlib) when it runs, and the lists of prior presets, families and likelihoods are read
@@ -611,13 +611,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bayes-tee: error: {err}", file=sys.stderr)
         return 1
     except RuntimeError as err:  # a sampler or library failure: one line, not a traceback
-        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        first = first_line(err)
         print(f"bayes-tee: error: the fit failed: {first}", file=sys.stderr)
         return 1
     except Exception as err:  # a defect of ours: one line and how to see it whole
         if os.environ.get("BAYES_TEE_TRACEBACK"):
             raise
-        first = str(err).strip().splitlines()[0] if str(err).strip() else ""
+        first = first_line(err)
         print(
             f"bayes-tee: error: unexpected {type(err).__name__}: {first} (a defect: please report it "
             "with the command; BAYES_TEE_TRACEBACK=1 shows the traceback).",

@@ -64,5 +64,16 @@ class CalibrationWarning(UserWarning):
     """
 
 
+def first_line(err: BaseException) -> str:
+    """The first line of an error's message (a library's backtrace left out), or its type's
+    name when it has no message.
+
+    >>> first_line(RuntimeError("All initialization points failed" + chr(10) + "Stack backtrace:"))
+    'All initialization points failed'
+    """
+    text = str(err).strip()
+    return text.splitlines()[0] if text else type(err).__name__
+
+
 # A failed fit must be visible every time a summary of it is shown, not once per session.
 warnings.filterwarnings("always", category=DiagnosticWarning)

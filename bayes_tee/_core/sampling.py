@@ -25,7 +25,7 @@ import xarray as xr
 
 from .compile import compile_density, compile_native
 from .density import Density
-from .exceptions import ArgumentError, SamplingError
+from .exceptions import ArgumentError, SamplingError, first_line
 
 if TYPE_CHECKING:
     import pymc as pm
@@ -165,7 +165,7 @@ def _run_nutpie(compiled, chains, tune, draws, target_accept, seed, progressbar,
             save_warmup=False,
         )
     except RuntimeError as err:  # nutpie's Rust errors carry a backtrace: keep its first line
-        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        first = first_line(err)
         raise SamplingError(
             f"The sampler (nutpie) stopped: {first}. The log density could not be evaluated at the "
             "start; check the outcome for extreme values, or try sampler='pymc' to see where."

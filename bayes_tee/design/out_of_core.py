@@ -28,7 +28,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from .._core.exceptions import DesignError, FileError, MissingFileError
+from .._core.exceptions import DesignError, FileError, MissingFileError, first_line
 from .checks import MAX_OUTCOME
 from .losses import dropped_notes
 from .roles import Design, Roles, assemble_design, categories_of, check_roles, facet_codes
@@ -111,7 +111,7 @@ def _check_parts(path: str, columns: list[str]) -> None:
             names = set(pq.read_schema(part).names)
         except Exception as err:  # pyarrow raises ArrowInvalid, OSError... on a foreign file
             raise FileError(
-                f"{part!r} is not a parquet file ({type(err).__name__}: {str(err).splitlines()[0]}). "
+                f"{part!r} is not a parquet file ({type(err).__name__}: {first_line(err)}). "
                 "Pass a parquet file or dataset folder; read a CSV with pandas.read_csv first."
             ) from None
         lacking = [c for c in columns if c not in names]
@@ -130,7 +130,7 @@ def _compute(work: object, scheduler: object) -> object:
     except (KeyError, OSError, ValueError, TypeError) as err:
         if isinstance(err, DesignError):
             raise
-        first = str(err).strip().splitlines()[0] if str(err).strip() else ""
+        first = first_line(err)
         raise FileError(
             f"The data could not be read out of core ({type(err).__name__}: {first}). Check that every "
             "part of the dataset holds the role columns with one type."

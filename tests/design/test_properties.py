@@ -96,8 +96,13 @@ def frames(draw) -> tuple[pd.DataFrame, dict]:
     how = draw(st.sampled_from(["roles", "roles", "formula"]))
     facets = [f for f in levels if draw(st.booleans())]
     family = draw(st.sampled_from(["gaussian", "gaussian", "binomial"]))
+    systems = draw(st.sampled_from([0, 0, 0, 1, 2, 3]))  # compared systems (0: none)
+    if systems:
+        df["model"] = [f"m{k}" for k in rng.integers(0, systems, size=len(df))]
     if how == "roles":
         spec = {"outcome": "score", "item": "item", **{f: f for f in facets}, "family": family}
+        if systems:
+            spec["system"] = "model"
         if draw(st.booleans()):
             spec["replicate"] = "replicate"
         if "category" in df and draw(st.booleans()):
@@ -110,7 +115,11 @@ def frames(draw) -> tuple[pd.DataFrame, dict]:
             terms.append(f"(1|item:{facets[0]})")
         if "judge" in facets and draw(st.booleans()):
             terms[terms.index("(1|judge)")] = "judge"
+        if systems:
+            terms += ["model", "(1|model:item)"]
         spec = {"formula": "score ~ " + " + ".join(terms), "family": family}
+        if systems:
+            spec["system"] = "model"
     return df, spec
 
 
@@ -118,6 +127,8 @@ def _used_columns(design: bt.Design) -> dict[str, str]:
     """The data column of each of the design's facets."""
     roles = design.roles.as_dict()
     columns = {**{f: roles.get(f) for f in design.facets}, **(design.facet_columns or {})}
+    if design.system is not None:
+        columns["system"] = "model"
     return {f: columns[f] for f in design.facets}
 
 
@@ -189,17 +200,23 @@ def test_known_cases_of_the_property(spec):
 @settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(frames())
 def test_the_front_door_fits_what_it_accepts(case):
+    df, spec = case
+    check_fit(df, spec)
+
+
+def check_fit(df: pd.DataFrame, spec: dict) -> str:
     """Past the design: ``fit_posterior`` on an accepted frame returns a posterior whose shares
     are finite, or one package error (a short fit; its diagnostics may fail and then warn).
+    Returns the likelihood fitted or the error class.
     """
-    df, spec = case
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bt.DesignWarning)
         warnings.simplefilter("ignore", bt.DiagnosticWarning)
         try:
             post = bt.fit_posterior(df, **spec, draws=30, tune=30, chains=1, random_seed=1, progressbar=False)
-        except bt.DesignError:
-            return
-        shares = post.shares()
+        except bt.DesignError as err:
+            return type(err).__name__
+        shares = post.leaderboard() if post.design.system else post.shares()
     assert np.isfinite(shares.select_dtypes("number").to_numpy()).all()
     assert int(post.design.cells["n"].sum()) == post.design.n_rows
+    return f"fit ({post.method})"
