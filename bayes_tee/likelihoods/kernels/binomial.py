@@ -237,6 +237,71 @@ def _linear_predictor(c, eta0, vals, cell_at):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
+def backward(
+    x, grad, sd, g_sd, g_eff, g_betas, g_mu, g_prior_mu, mu, betas, eff, e_off,
+    r_off, r_len, r_sd, r_centred, r_parent, r_pidx, r_pidx_off, r_swept, r_bases, r_base_off,
+    r_xoff, r_xn, r_xpos,
+):  # fmt: skip  # pragma: no cover - compiled
+    """Backward through the random effects, children before parents: the gradient of every
+    effect's coordinates and SDs from ``g_eff`` (the log density's gradient with respect to the
+    effects) and the effects' own priors; returns the grand mean's gradient with theirs added.
+    Shared by every GLMM kernel (:func:`binomial_logp_grad`, the ordinal kernel).
+    """
+    n_r = r_off.size
+    n_b = betas.size
+    for t in range(n_r - 1, -1, -1):
+        j = r_sd[t]
+        s = sd[j]
+        par = r_parent[t]
+        L = r_len[t]
+        if r_swept[t]:
+            o = r_off[t]
+            B = np.ascontiguousarray(r_bases[r_base_off[t] : r_base_off[t] + L * (L - 1)]).reshape((L, L - 1))
+            w_rest = np.ascontiguousarray(x[o + 1 : o + L])
+            ge = np.ascontiguousarray(g_eff[e_off[t] : e_off[t] + L])
+            gb = ge @ B
+            grad[o] = -x[o] - g_prior_mu * s / np.sqrt(L)
+            g_sd[j] -= g_prior_mu * x[o] / np.sqrt(L)
+            if r_centred[e_off[t]]:
+                if r_xn[t] > 0:  # the prior's pull on the main effects it is centred on
+                    w_rest = w_rest - _crossed_mean(t, L, betas, eff, r_xoff, r_xn, r_xpos) @ B
+                    g_main = B @ w_rest / (s * s)
+                    for lev in range(L):
+                        for q in range(r_xn[t]):
+                            pos = r_xpos[r_xoff[t] + lev * r_xn[t] + q]
+                            if pos < n_b:
+                                g_betas[pos] += g_main[lev]
+                            else:
+                                g_eff[pos - n_b] += g_main[lev]
+                grad[o + 1 : o + L] = gb - w_rest / (s * s)
+                g_sd[j] += (w_rest @ w_rest) / (s * s * s) - (L - 1) / s
+            else:
+                grad[o + 1 : o + L] = s * gb - w_rest
+                g_sd[j] += gb @ w_rest
+            if par == -2:
+                g_mu += ge.sum()
+            continue
+        for lev in range(r_len[t]):
+            i = e_off[t] + lev
+            v = x[r_off[t] + lev]
+            if r_centred[i]:
+                m = 0.0 if par == -1 else (mu if par == -2 else eff[e_off[par] + r_pidx[r_pidx_off[t] + lev]])
+                d = (v - m) / (s * s)
+                grad[r_off[t] + lev] = g_eff[i] - d
+                g_sd[j] += d * (v - m) / s - 1.0 / s
+                g_m = d
+            else:
+                grad[r_off[t] + lev] = g_eff[i] * s - v
+                g_sd[j] += g_eff[i] * v
+                g_m = g_eff[i]
+            if par == -2:
+                g_mu += g_m
+            elif par >= 0:
+                g_eff[e_off[par] + r_pidx[r_pidx_off[t] + lev]] += g_m
+    return g_mu
+
+
+@numba.njit(cache=True, nogil=True)
 def binomial_logp_grad(
     x,
     # SD priors, one per random term (x[0:n_var] are the log SDs)
@@ -321,7 +386,6 @@ def binomial_logp_grad(
     # the fixed and random effects side by side, so that each cell gathers its linear predictor
     # (and scatters its gradient) through one row of precomputed positions
     n_cells = successes.size
-    n_r = r_off.size
     n_b = betas.size
     vals = _side_by_side(betas, eff)
     g_vals = np.zeros(vals.size)
@@ -345,56 +409,11 @@ def binomial_logp_grad(
     g_betas += g_vals[:n_b]
     g_eff = g_vals[n_b:]
 
-    # -- backward through the random effects, children before parents --------------------
-    for t in range(n_r - 1, -1, -1):
-        j = r_sd[t]
-        s = sd[j]
-        par = r_parent[t]
-        L = r_len[t]
-        if r_swept[t]:
-            o = r_off[t]
-            B = np.ascontiguousarray(r_bases[r_base_off[t] : r_base_off[t] + L * (L - 1)]).reshape((L, L - 1))
-            w_rest = np.ascontiguousarray(x[o + 1 : o + L])
-            ge = np.ascontiguousarray(g_eff[e_off[t] : e_off[t] + L])
-            gb = ge @ B
-            grad[o] = -x[o] - g_prior_mu * s / np.sqrt(L)
-            g_sd[j] -= g_prior_mu * x[o] / np.sqrt(L)
-            if r_centred[e_off[t]]:
-                if r_xn[t] > 0:  # the prior's pull on the main effects it is centred on
-                    w_rest = w_rest - _crossed_mean(t, L, betas, eff, r_xoff, r_xn, r_xpos) @ B
-                    g_main = B @ w_rest / (s * s)
-                    for lev in range(L):
-                        for q in range(r_xn[t]):
-                            pos = r_xpos[r_xoff[t] + lev * r_xn[t] + q]
-                            if pos < n_b:
-                                g_betas[pos] += g_main[lev]
-                            else:
-                                g_eff[pos - n_b] += g_main[lev]
-                grad[o + 1 : o + L] = gb - w_rest / (s * s)
-                g_sd[j] += (w_rest @ w_rest) / (s * s * s) - (L - 1) / s
-            else:
-                grad[o + 1 : o + L] = s * gb - w_rest
-                g_sd[j] += gb @ w_rest
-            if par == -2:
-                g_mu += ge.sum()
-            continue
-        for lev in range(r_len[t]):
-            i = e_off[t] + lev
-            v = x[r_off[t] + lev]
-            if r_centred[i]:
-                m = 0.0 if par == -1 else (mu if par == -2 else eff[e_off[par] + r_pidx[r_pidx_off[t] + lev]])
-                d = (v - m) / (s * s)
-                grad[r_off[t] + lev] = g_eff[i] - d
-                g_sd[j] += d * (v - m) / s - 1.0 / s
-                g_m = d
-            else:
-                grad[r_off[t] + lev] = g_eff[i] * s - v
-                g_sd[j] += g_eff[i] * v
-                g_m = g_eff[i]
-            if par == -2:
-                g_mu += g_m
-            elif par >= 0:
-                g_eff[e_off[par] + r_pidx[r_pidx_off[t] + lev]] += g_m
+    g_mu = backward(
+        x, grad, sd, g_sd, g_eff, g_betas, g_mu, g_prior_mu, mu, betas, eff, e_off,
+        r_off, r_len, r_sd, r_centred, r_parent, r_pidx, r_pidx_off, r_swept, r_bases, r_base_off,
+        r_xoff, r_xn, r_xpos,
+    )  # fmt: skip
     finish_gradient(grad, sd, g_sd, g_mu, g_betas, b_off, fix_off, fix_len, bases, base_off)
     return logp, grad
 
