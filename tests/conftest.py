@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import bayes_tee as bt
+from bayes_tee.likelihoods import LIKELIHOODS, build_model
 
 #: Test files that run longest (measured with --durations), scheduled first: ``make test`` hands
 #: whole files to its two workers (``--dist loadfile``), and a long file collected last leaves
@@ -83,3 +84,38 @@ def agrees_with_the_balanced_shortcut():
         assert other.diagnostics()["divergences"] == 0
 
     return check
+
+
+def value_name(name, kind):
+    return {"log": f"{name}_log__", "zerosum": f"{name}_zerosum__"}.get(kind, name)
+
+
+def assert_same_density(d, method, priors=None, n_points=3):
+    """The likelihood's NumPy density and its PyMC model agree in log density and gradient
+    at ``n_points`` jittered points (the parameters matched by name and transform).
+    """
+    spec = bt.priors.get_prior(priors)
+    model = build_model(d, spec, method=method)
+    dens = LIKELIHOODS[method].density(d, spec)
+    # PyTensor's Python mode: nothing to compile for a handful of evaluations
+    logp = model.compile_logp(mode="FAST_COMPILE")
+    dlogp = model.compile_dlogp(mode="FAST_COMPILE")
+    names = {value_name(n, k): n for n, k, _ in dens.layout.parameters}
+    assert set(names) == {v.name for v in model.value_vars}
+    rng = np.random.default_rng(0)
+    for _ in range(n_points):
+        x = dens.initial_point(rng) + rng.normal(scale=0.3, size=dens.layout.ndim)
+        point = {v.name: x[dens.layout.slices[names[v.name]]] for v in model.value_vars}
+        point = {k: v.reshape(np.shape(model.initial_point()[k])) for k, v in point.items()}
+        value, grad = dens.logp_grad(x)
+        expected = np.concatenate([np.ravel(g) for g in [dlogp(point)]])
+        mine = np.concatenate([grad[dens.layout.slices[names[v.name]]] for v in model.value_vars])
+        # PyTensor's gammaln differs from scipy's in the 8th digit: constants, not gradients
+        np.testing.assert_allclose(value, logp(point), rtol=1e-9, atol=1e-5)
+        np.testing.assert_allclose(mine, expected, rtol=1e-9, atol=1e-8 * np.abs(expected).max())
+
+
+@pytest.fixture
+def same_density():
+    """:func:`assert_same_density`, for the likelihood tests."""
+    return assert_same_density

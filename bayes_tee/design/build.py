@@ -132,6 +132,7 @@ def build_design(
     system: str | None = None,
     family: str = "gaussian",
     overdispersion: bool | None = None,
+    thresholds: Literal["common", "judge"] = "common",
     warn: bool = True,
     client: object = None,
 ) -> Design:
@@ -159,7 +160,9 @@ def build_design(
     family : str
         A name in :data:`bayes_tee.families.FAMILIES`.
     overdispersion : bool, optional
-        Binomial: the cell-level random effect (default: on when cells repeat).
+        Binomial and ordinal: the cell-level random effect (default: on when cells repeat).
+    thresholds : {"common", "judge"}
+        Ordinal: one set of cutpoints for the panel, or each judge its own.
     warn : bool
         Say the design's notes (dropped rows, one-level facets) as
         :class:`~bayes_tee.DesignWarning`; callers that say them at their own call pass ``False``.
@@ -180,6 +183,12 @@ def build_design(
         raise DesignError(
             "client= computes out-of-core data on a dask cluster: pass a dask DataFrame or a parquet "
             "path with it, or leave client=None for a pandas DataFrame (already in memory)."
+        )
+    if thresholds != "common" and (formula is not None or system is not None or is_out_of_core(data)):
+        raise DesignError(
+            f"thresholds={thresholds!r} sets an ordinal fit's cutpoints per judge, from column roles on a "
+            "pandas DataFrame (family='ordinal', judge=...); it does not apply with formula=, system= "
+            "or parquet data."
         )
     if system is not None:
         _check_system(data, system, family, position, swapped)
@@ -243,7 +252,8 @@ def build_design(
     return validate_design(
         data, outcome=outcome, item=item, prompt=prompt, judge=judge, temperature=temperature,
         replicate=replicate, category=category, position=position, swapped=swapped,
-        judge_effect=judge_effect, family=family, overdispersion=overdispersion, warn=warn,
+        judge_effect=judge_effect, family=family, overdispersion=overdispersion,
+        thresholds=thresholds, warn=warn,
     )  # fmt: skip
 
 

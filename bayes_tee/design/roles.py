@@ -93,6 +93,11 @@ class Design:
     system : str or None
         The facet whose levels are the compared systems (a fixed factor with its interactions
         random), when the design compares systems.
+    outcome_levels : tuple of float or None
+        An ordinal outcome's categories (the scores used, in order); ``cells`` then holds each
+        cell's calls per category in columns ``y0 .. y{K-1}``.
+    thresholds : {"common", "judge"}
+        An ordinal outcome's cutpoints: the whole panel's, or each judge's own.
     """
 
     roles: Roles
@@ -109,7 +114,7 @@ class Design:
     y_sd: float
     binary: bool
     judge_effect: Literal["fixed", "random"] = "fixed"
-    family: Literal["gaussian", "binomial"] = "gaussian"
+    family: str = "gaussian"
     overdispersion: bool = True
     terms: tuple[Term, ...] = field(default=())
     row_cell: np.ndarray | None = field(default=None, repr=False)
@@ -117,6 +122,13 @@ class Design:
     formula: str | None = None
     facet_columns: dict[str, str] = field(default_factory=dict)
     system: str | None = None
+    outcome_levels: tuple[float, ...] | None = None
+    thresholds: Literal["common", "judge"] = "common"
+
+    @property
+    def count_columns(self) -> list[str]:
+        """The per-category count columns of ``cells`` (ordinal outcomes), in category order."""
+        return [f"y{k}" for k in range(len(self.outcome_levels or ()))]
 
     @property
     def columns(self) -> dict[str, str]:
@@ -225,13 +237,16 @@ class Design:
             "facet_columns": self.facet_columns,
             "system": self.system,
             "terms": [[t.label, list(t.facets), t.kind] for t in self.terms] if self.formula else None,
+            "outcome_levels": None if self.outcome_levels is None else list(self.outcome_levels),
+            "thresholds": self.thresholds,
         }
 
     @classmethod
     def from_dict(cls, d: dict, cells: pd.DataFrame) -> Design:
         """The design :meth:`to_dict` described, with its per-cell statistics ``cells``."""
         facets = tuple(d["facets"])
-        cells = cells[[*facets, "n", "mean", "ss"]]
+        levels_y = d.get("outcome_levels")
+        cells = cells[[*facets, "n", "mean", "ss", *[f"y{k}" for k in range(len(levels_y or ()))]]]
         family = d.get("family", "gaussian")
         overdispersion = d.get("overdispersion", True)
         if d.get("terms"):
@@ -266,6 +281,8 @@ class Design:
             formula=d.get("formula"),
             facet_columns=dict(d.get("facet_columns") or {}),
             system=d.get("system"),
+            outcome_levels=None if levels_y is None else tuple(levels_y),
+            thresholds=d.get("thresholds", "common"),
         )
 
 
@@ -347,8 +364,9 @@ def validate_design(
     position: str | None = None,
     swapped: object = None,
     judge_effect: Literal["fixed", "random"] = "fixed",
-    family: Literal["gaussian", "binomial"] = "gaussian",
+    family: str = "gaussian",
     overdispersion: bool | None = None,
+    thresholds: Literal["common", "judge"] = "common",
     warn: bool = True,
 ) -> Design:
     """Check column roles and build the :class:`Design`.
@@ -382,8 +400,10 @@ def validate_design(
         ``gaussian``: the linear (probability) model. ``binomial``: the logit GLMM, for 0/1
         outcomes only.
     overdispersion : bool, optional
-        Binomial only: a cell-level random effect (default: on when some cell has two or
-        more calls, where it is identified).
+        Binomial and ordinal: a cell-level random effect (default: on when some cell has two
+        or more calls, where it is identified).
+    thresholds : {"common", "judge"}
+        Ordinal only: one set of cutpoints for the panel, or each judge its own.
     warn : bool
         Emit the notes as warnings.
 
@@ -463,7 +483,9 @@ def validate_design(
         notes,
         summary=dict(n_rows=int(len(yv)), dropped=dropped, y_mean=float(np.mean(yv)), y_sd=y_sd),
         non_binary=non_binary,
-        options=dict(judge_effect=judge_effect, family=family, overdispersion=overdispersion),
+        options=dict(
+            judge_effect=judge_effect, family=family, overdispersion=overdispersion, thresholds=thresholds
+        ),
         warn=warn,
         rows=(row_cell, yv),
     )
@@ -546,7 +568,22 @@ def assemble_design(
     balanced = is_balanced(cells, [len(levels[f]) for f in facets], item_category)
     family, overdispersion = options["family"], options["overdispersion"]
     outcome = roles.outcome
-    get_family(family).check_outcome(outcome, non_binary)
+    fam = get_family(family)
+    fam.check_outcome(outcome, non_binary)
+    cells, outcome_levels = fam.cell_counts(outcome, cells, rows, notes)
+    thresholds = options.get("thresholds", "common")
+    if thresholds not in ("common", "judge"):
+        raise DesignError(f"thresholds must be 'common' or 'judge', got {thresholds!r}.")
+    if outcome_levels is None and thresholds != "common":
+        raise DesignError(
+            f"thresholds={thresholds!r} sets an ordinal outcome's cutpoints per judge; family={family!r} "
+            "has none: use family='ordinal', or drop thresholds=."
+        )
+    if thresholds == "judge" and "judge" not in facets:
+        raise DesignError(
+            "thresholds='judge' gives each judge its own cutpoints: name the judge column with "
+            "judge= (two or more judges)."
+        )
     if overdispersion is None:
         overdispersion = bool((cells["n"] > 1).any())
     if is_constant(summary["y_sd"], summary["y_mean"]):
@@ -585,6 +622,8 @@ def assemble_design(
         terms=tuple(terms),
         row_cell=None if rows is None else rows[0],
         row_y=None if rows is None else rows[1],
+        outcome_levels=outcome_levels,
+        thresholds=thresholds,
     )
 
 

@@ -6,7 +6,7 @@ that names the choices. A new family is one module here and one entry below.
 >>> get_family("gaussian").link
 'identity'
 >>> sorted(FAMILIES)
-['binomial', 'gaussian']
+['binomial', 'gaussian', 'ordinal', 'ordinal_probit']
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ from .._core.exceptions import ArgumentError
 from .base import Family
 from .binomial import BINOMIAL
 from .gaussian import GAUSSIAN
+from .ordinal import ORDINAL, ORDINAL_PROBIT
 
 #: Every family by its ``family=`` name.
-FAMILIES: dict[str, Family] = {f.name: f for f in (GAUSSIAN, BINOMIAL)}
+FAMILIES: dict[str, Family] = {f.name: f for f in (GAUSSIAN, BINOMIAL, ORDINAL, ORDINAL_PROBIT)}
 
 
 def get_family(name: str | Family) -> Family:

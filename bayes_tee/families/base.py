@@ -47,6 +47,9 @@ class Family:
         parameter; the model's replicate term is then always present.
     formula : bool
         ``formula=`` fits are available (the formula path builds Gaussian designs only).
+    residual_variance : float or None
+        The latent residual's variance when it is a known constant (pi^2/3 for the logit link,
+        1 for the probit), else ``None``.
     """
 
     name: str
@@ -60,6 +63,7 @@ class Family:
     theta_variable: str
     fixed_residual: bool
     formula: bool
+    residual_variance: float | None = None
 
     @property
     def latent(self) -> bool:
@@ -81,6 +85,15 @@ class Family:
         """Raise :class:`~bayes_tee.DesignError` when the outcome does not suit the family
         (``non_binary``: a few values that are not 0/1, or empty).
         """
+
+    def cell_counts(
+        self, column: str, cells: Any, rows: Any, notes: list[str]
+    ) -> tuple[Any, tuple[float, ...] | None]:
+        """The per-cell table with any per-category counts the family's likelihood needs, and
+        the outcome's categories (``None``: the family has none). ``rows`` is each row's cell
+        and score, or ``None`` when the rows are not in memory.
+        """
+        return cells, None
 
     def has_cell_term(self, overdispersion: bool) -> bool:
         """Whether the model has a cell-level random effect (beside the residual)."""

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from .._core.exceptions import DesignError
 from .base import Family
 
@@ -52,4 +54,5 @@ BINOMIAL = Binomial(
     theta_variable="p_panel",
     fixed_residual=True,
     formula=False,
+    residual_variance=float(np.pi**2 / 3),
 )

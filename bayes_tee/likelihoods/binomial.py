@@ -35,6 +35,67 @@ from .parts import fixed_effect
 from .quadrature import cell_marginal
 
 
+def latent_predictor(
+    design: Design, priors: PriorSpec, terms: list, model: pm.Model, mu_centre: object
+) -> tuple[pt.TensorVariable, dict]:
+    """The GLMM's latent linear predictor per cell, built inside ``model``: SD priors, fixed
+    effects, the random-effect vectors ``terms`` (:func:`~.glmm_layout.glmm_terms`: swept,
+    centred per level) and the intercept drawn around ``mu_centre``; adds ``mu``. Returns the
+    predictor and the SDs by term label. Every GLMM family's reference model starts here.
+    """
+    cells = design.cells
+    random = [t for t in design.terms if t.kind == "random"]
+    sig = {t.label: priors.for_component(t.label).build(t.var_name, LOGIT_UNIT) for t in random}
+    fixed = [t for t in design.terms if t.kind == "fixed"]
+    fixed_eff = [fixed_effect(design, priors, t, LOGIT_UNIT) for t in fixed]
+    # the swept terms' coordinates and deviations, and the grand mean they shift (glmm_terms)
+    w, dev = {}, {}
+    for j, g in enumerate(terms):
+        if g.swept:
+            dim = swept_dim(g)
+            model.add_coord(dim, swept_labels(g))
+            basis = zerosum_basis(len(g.labels))
+            rest = sig[g.term.label] if g.centred[0] else 1.0
+            scale = pt.concatenate([pt.ones(1), pt.full(len(g.labels) - 1, rest)])
+            centre = 0.0
+            if g.crossed:  # around the zero-sum part of its main effects' sum
+                main = sum((fixed_eff[p] if kind == "fixed" else dev[p])[i] for kind, p, i in g.crossed)
+                centre = pt.concatenate([pt.zeros(1), pt.dot(basis.T, main)])
+            w[g.name] = pm.Normal(swept_name(g), centre, scale, dims=dim)
+            d = pt.dot(basis, w[g.name][1:])
+            dev[j] = d if g.centred[0] else sig[g.term.label] * d
+    shift = sum((sig[g.term.label] * w[g.name][0] / np.sqrt(len(g.labels)) for g in terms if g.swept), 0.0)
+    intercept = pm.Normal(
+        "intercept",
+        mu=mu_centre + shift,
+        sigma=priors.intercept_scale * INTERCEPT_UNIT,
+    )
+    pm.Deterministic("mu", intercept - shift)
+    effects: list[pt.TensorVariable] = []
+    mu_in_eta = True
+    for j, g in enumerate(terms):
+        mean = 0.0 if g.parent == -1 else (intercept if g.parent == -2 else effects[g.parent][g.parent_index])
+        mu_in_eta = mu_in_eta and g.parent != -2
+        s = sig[g.term.label]
+        if g.swept:
+            effects.append(mean + dev[j])
+            continue
+        if g.dim not in model.coords:
+            model.add_coord(g.dim, g.labels)
+        c = g.centred
+        raw = pm.Normal(g.name, pt.where(c, mean, 0.0), pt.where(c, s, 1.0), dims=g.dim)
+        effects.append(pt.where(c, raw, mean + s * raw))
+    eta = intercept if mu_in_eta else pt.zeros(len(cells))
+    through = fixed_through_terms(terms)
+    for f, t in enumerate(fixed):
+        if f not in through:
+            eta = eta + fixed_eff[f][cells[t.facets[0]].to_numpy()]
+    for g, e in zip(terms, effects):
+        if g.in_eta:
+            eta = eta + e[g.cell_level]
+    return eta, sig
+
+
 def binomial_model(
     design: Design, priors: PriorSpec, *, rows: bool = False, quadrature: int | None = None
 ) -> pm.Model:
@@ -55,61 +116,8 @@ def binomial_model(
     random = [t for t in design.terms if t.kind == "random"]
     integrate = quadrature is not None and not rows and any(t.label == "cell" for t in random)
     with pm.Model(coords=coords(design)) as model:
-        sig = {t.label: priors.for_component(t.label).build(t.var_name, LOGIT_UNIT) for t in random}
         terms = glmm_terms(design, sample_cell=not integrate)
-        fixed = [t for t in design.terms if t.kind == "fixed"]
-        fixed_eff = [fixed_effect(design, priors, t, LOGIT_UNIT) for t in fixed]
-        # the swept terms' coordinates and deviations, and the grand mean they shift (glmm_terms)
-        w, dev = {}, {}
-        for j, g in enumerate(terms):
-            if g.swept:
-                dim = swept_dim(g)
-                model.add_coord(dim, swept_labels(g))
-                basis = zerosum_basis(len(g.labels))
-                rest = sig[g.term.label] if g.centred[0] else 1.0
-                scale = pt.concatenate([pt.ones(1), pt.full(len(g.labels) - 1, rest)])
-                centre = 0.0
-                if g.crossed:  # around the zero-sum part of its main effects' sum
-                    main = sum((fixed_eff[p] if kind == "fixed" else dev[p])[i] for kind, p, i in g.crossed)
-                    centre = pt.concatenate([pt.zeros(1), pt.dot(basis.T, main)])
-                w[g.name] = pm.Normal(swept_name(g), centre, scale, dims=dim)
-                d = pt.dot(basis, w[g.name][1:])
-                dev[j] = d if g.centred[0] else sig[g.term.label] * d
-        shift = sum(
-            (sig[g.term.label] * w[g.name][0] / np.sqrt(len(g.labels)) for g in terms if g.swept), 0.0
-        )
-        intercept = pm.Normal(
-            "intercept",
-            mu=pm.Data("logit_rate", data["logit_rate"]) + shift,
-            sigma=priors.intercept_scale * INTERCEPT_UNIT,
-        )
-        pm.Deterministic("mu", intercept - shift)
-        effects: list[pt.TensorVariable] = []
-        mu_in_eta = True
-        for j, g in enumerate(terms):
-            mean = (
-                0.0
-                if g.parent == -1
-                else (intercept if g.parent == -2 else effects[g.parent][g.parent_index])
-            )
-            mu_in_eta = mu_in_eta and g.parent != -2
-            s = sig[g.term.label]
-            if g.swept:
-                effects.append(mean + dev[j])
-                continue
-            if g.dim not in model.coords:
-                model.add_coord(g.dim, g.labels)
-            c = g.centred
-            raw = pm.Normal(g.name, pt.where(c, mean, 0.0), pt.where(c, s, 1.0), dims=g.dim)
-            effects.append(pt.where(c, raw, mean + s * raw))
-        eta = intercept if mu_in_eta else pt.zeros(len(cells))
-        through = fixed_through_terms(terms)
-        for f, t in enumerate(fixed):
-            if f not in through:
-                eta = eta + fixed_eff[f][cells[t.facets[0]].to_numpy()]
-        for g, e in zip(terms, effects):
-            if g.in_eta:
-                eta = eta + e[g.cell_level]
+        eta, sig = latent_predictor(design, priors, terms, model, pm.Data("logit_rate", data["logit_rate"]))
         successes = pm.Data("successes", data["successes"])
         if rows:
             pm.Deterministic("p_panel", pt.sum(n * pm.math.invlogit(eta)) / n.sum())

@@ -53,32 +53,31 @@ KERNEL_ARGUMENTS = tuple(inspect.signature(binomial_logp_grad.py_func).parameter
 PROBABILITY_ARGUMENTS = tuple(inspect.signature(cell_probabilities.py_func).parameters)[2:]
 
 
-class BinomialDensity:
-    """Log density of the logit GLMM with the cell effect integrated out.
+class GlmmDensity:
+    """What every GLMM density shares: the parameters of the latent linear predictor (SDs,
+    intercept, zero-sum fixed effects, the random-effect vectors as :func:`glmm_terms` lays
+    them out) packed into the flat arrays the kernels take (``self._pack``), and their start.
 
     Parameters
     ----------
     design : Design
-        Validated with ``family="binomial"``.
+        The design whose terms are laid out.
     priors : PriorSpec
-        As for the PyMC model (scales in logit units).
-    quadrature : int, optional
-        Integrate the cell effect out with this many Gauss-Hermite nodes per cell
-        (:mod:`.quadrature`) instead of sampling it.
+        SD priors (scales in logit units), the intercept's and the fixed effects' scales.
+    terms : list of GlmmTerm
+        The random-effect vectors (:func:`~.glmm_layout.glmm_terms`).
+    mu0 : float
+        The grand mean's prior centre.
     """
 
-    def __init__(self, design: Design, priors: PriorSpec, quadrature: int | None = None) -> None:
-        if design.family != "binomial":
-            raise ArgumentError("BinomialDensity needs a design validated with family='binomial'.")
+    def __init__(self, design: Design, priors: PriorSpec, terms: list, mu0: float) -> None:
         self.design, self.priors = design, priors
         cells = design.cells
-        data = binomial_data(design)
         self.var_terms = [t for t in design.terms if t.kind == "random"]
         fixed = [t for t in design.terms if t.kind == "fixed"]
-        self.mu0 = float(data["logit_rate"])
+        self.mu0 = float(mu0)
         sd_index = {t.label: j for j, t in enumerate(self.var_terms)}
-        sample_cell = quadrature is None
-        terms = glmm_terms(design, sample_cell=sample_cell)
+        self.sd_index = sd_index
         self.coords = coords(design)
         self.dims: dict[str, tuple[str, ...]] = {t.var_name: (t.facets[0],) for t in fixed}
         params = [(t.var_name, "log", ()) for t in self.var_terms] + [("intercept", "real", ())]
@@ -90,7 +89,8 @@ class BinomialDensity:
             self.coords.setdefault(dim, labels)
             params.append((name, "real", (len(labels),)))
             self.dims[name] = (dim,)
-        self.layout = lay = Layout(params)
+        self.params = params + self.extra_params()
+        self.layout = lay = Layout(self.params)
         # centred effects drawn around the grand mean (directly or through a parent) start there
         self._start_at_mu = [(g.name, g.centred) for g in terms if g.parent != -1 and not g.swept]
 
@@ -102,9 +102,6 @@ class BinomialDensity:
             np.zeros(0, dtype=i64) if g.parent_index is None else g.parent_index.astype(i64) for g in terms
         ]
         sweeps = [zerosum_basis(len(g.labels)).ravel() if g.swept else np.zeros(0) for g in terms]
-        x, w = np.polynomial.hermite.hermgauss(quadrature or 1)
-        k = data["successes"].astype(f64)
-        n = cells["n"].to_numpy().astype(f64)
         self.sd_priors = sds
         a = {
             "fam": np.array([FAMILIES[p.family] for p in sds], dtype=i64),
@@ -133,12 +130,6 @@ class BinomialDensity:
             "r_swept": np.array([g.swept for g in terms], dtype=np.bool_),
             "r_bases": np.concatenate(sweeps) if sweeps else np.zeros(0),
             "r_base_off": np.cumsum([0] + [b.size for b in sweeps])[:-1].astype(i64),
-            "successes": k,
-            "trials": n,
-            "log_binom": gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1),
-            "cell_sd": -1 if sample_cell else sd_index.get("cell", -1),
-            "nodes_x": np.sqrt(2.0) * x,
-            "nodes_lw": np.log(w) + x**2,
         }
         # each cell's effects in the kernel's [fixed level effects, random effects] vector
         b_start = np.cumsum([0] + [int(v) for v in a["fix_len"]])[:-1]
@@ -158,9 +149,61 @@ class BinomialDensity:
         at = [cells[t.facets[0]].to_numpy() + b_start[f] for f, t in enumerate(fixed) if f not in through]
         at += [g.cell_level + e_start[j] for j, g in enumerate(terms) if g.in_eta]
         a["cell_at"] = np.ascontiguousarray(np.column_stack(at) if at else np.zeros((n_cells, 0)), dtype=i64)
+        self._pack = a
+        self._n_var = len(self.var_terms)
+
+    def extra_params(self) -> list[tuple[str, str, tuple[int, ...]]]:
+        """Parameters after the linear predictor's (a family's own, such as cutpoints)."""
+        return []
+
+    def initial_point(self, rng: np.random.Generator) -> np.ndarray:
+        """PyMC's support point (prior scales, the prior's centre for the grand mean, zero
+        effects), jittered by ``Uniform(-1, 1)`` on the unconstrained scale as nutpie does.
+        """
+        x = rng.uniform(-1.0, 1.0, size=self.layout.ndim)
+        for t, prior in zip(self.var_terms, self.sd_priors):
+            x[self.layout.slices[t.var_name]] += np.log(prior.support_point(LOGIT_UNIT))
+        x[self.layout.slices["intercept"]] += self.mu0
+        for name, centred in self._start_at_mu:
+            x[self.layout.slices[name]] += np.where(centred, self.mu0, 0.0)
+        return x
+
+
+class BinomialDensity(GlmmDensity):
+    """Log density of the logit GLMM, the cell effect sampled or integrated out.
+
+    Parameters
+    ----------
+    design : Design
+        Validated with ``family="binomial"``.
+    priors : PriorSpec
+        As for the PyMC model (scales in logit units).
+    quadrature : int, optional
+        Integrate the cell effect out with this many Gauss-Hermite nodes per cell
+        (:mod:`.quadrature`) instead of sampling it.
+    """
+
+    def __init__(self, design: Design, priors: PriorSpec, quadrature: int | None = None) -> None:
+        if design.family != "binomial":
+            raise ArgumentError("BinomialDensity needs a design validated with family='binomial'.")
+        data = binomial_data(design)
+        sample_cell = quadrature is None
+        super().__init__(
+            design, priors, glmm_terms(design, sample_cell=sample_cell), float(data["logit_rate"])
+        )
+        x, w = np.polynomial.hermite.hermgauss(quadrature or 1)
+        k = data["successes"].astype(np.float64)
+        n = design.cells["n"].to_numpy().astype(np.float64)
+        a = self._pack | {
+            "successes": k,
+            "trials": n,
+            "log_binom": gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1),
+            "cell_sd": -1 if sample_cell else self.sd_index.get("cell", -1),
+            "nodes_x": np.sqrt(2.0) * x,
+            "nodes_lw": np.log(w) + x**2,
+        }
         self._args = tuple(a[name] for name in KERNEL_ARGUMENTS)
         self._prob_args = tuple(a[name] for name in PROBABILITY_ARGUMENTS)
-        self._n_var = len(self.var_terms)
         self._weights = n / n.sum()
         self.derived = [("mu", ()), ("p_panel", ())]
 
@@ -174,18 +217,6 @@ class BinomialDensity:
         """
         p, mu = cell_probabilities(np.ascontiguousarray(x, dtype=np.float64), self._n_var, *self._prob_args)
         return {"mu": np.asarray(mu), "p_panel": np.asarray(float(p @ self._weights))}
-
-    def initial_point(self, rng: np.random.Generator) -> np.ndarray:
-        """PyMC's support point (prior scales, the logit of the mean rate, zero effects),
-        jittered by ``Uniform(-1, 1)`` on the unconstrained scale as nutpie does.
-        """
-        x = rng.uniform(-1.0, 1.0, size=self.layout.ndim)
-        for t, prior in zip(self.var_terms, self.sd_priors):
-            x[self.layout.slices[t.var_name]] += np.log(prior.support_point(LOGIT_UNIT))
-        x[self.layout.slices["intercept"]] += self.mu0
-        for name, centred in self._start_at_mu:
-            x[self.layout.slices[name]] += np.where(centred, self.mu0, 0.0)
-        return x
 
 
 def binomial_density(design: Design, priors: PriorSpec) -> BinomialDensity:

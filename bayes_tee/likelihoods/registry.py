@@ -209,6 +209,23 @@ def _add_logistic_residual(posterior: xr.Dataset) -> xr.Dataset:
     return add_logistic_residual(posterior)
 
 
+def _ordinal(d: Design, p: PriorSpec, c: dict | None) -> pm.Model:
+    from .ordinal import ordinal_model
+
+    return ordinal_model(d, p)
+
+
+def _ordinal_density(d: Design, p: PriorSpec) -> Density:
+    from .ordinal_density import ordinal_density
+
+    return ordinal_density(d, p)
+
+
+def _add_probit_residual(posterior: xr.Dataset) -> xr.Dataset:
+    """The cumulative-probit GLMM's call-level ``sigma_replicate``: the standard normal's 1."""
+    return posterior.assign(sigma_replicate=xr.full_like(posterior["mu"], 1.0))
+
+
 def _binomial_quadrature(d: Design, p: PriorSpec, c: dict | None) -> pm.Model:
     from .glmm_layout import NODES
 
@@ -231,6 +248,11 @@ def _rows(design: Design, priors: PriorSpec, centering: dict | None) -> pm.Model
         raise ArgumentError(
             "method='rows' (one likelihood term per call) needs the rows in memory: pass a pandas "
             "DataFrame, or use method='auto' (the per-cell likelihoods give the same posterior)."
+        )
+    if design.outcome_levels is not None:
+        raise ArgumentError(
+            "method='rows' is the per-call benchmark of the Gaussian and binomial models; an ordinal "
+            "fit takes method='auto' (its per-cell category counts are exact)."
         )
     if get_family(design.family).latent:
         return _binomial(design, priors, None, rows=True)
@@ -281,6 +303,22 @@ LIKELIHOODS: dict[str, Likelihood] = {
             postprocess=_add_logistic_residual,
             loglik="binomial",
             density=_binomial_density,
+        ),
+        Likelihood(
+            "ordinal",
+            "ordinal",
+            _ordinal,
+            postprocess=_add_logistic_residual,
+            loglik="ordinal",
+            density=_ordinal_density,
+        ),
+        Likelihood(
+            "ordinal_probit",
+            "ordinal_probit",
+            _ordinal,
+            postprocess=_add_probit_residual,
+            loglik="ordinal_probit",
+            density=_ordinal_density,
         ),
         Likelihood(
             "binomial_quadrature",

@@ -268,6 +268,7 @@ def fit_posterior(
     judge_effect: Literal["fixed", "random"] = "fixed",
     family: str = "gaussian",
     overdispersion: bool | None = None,
+    thresholds: Literal["common", "judge"] = "common",
     priors: str | PriorSpec | dict | None = None,
     method: str = "auto",
     chains: int = 4,
@@ -316,14 +317,19 @@ def fit_posterior(
         recoded to "the pair's first system wins" (Messing 2026 App. R ``true_order``; ties 0.5).
     judge_effect : {"fixed", "random"}
         Judges as a fixed panel (sensitivity index, the paper's default) or a random facet.
-    family : {"gaussian", "binomial"}
-        ``gaussian`` (default, Messing (2026)'s linear probability model for 0/1 scores) or
+    family : {"gaussian", "binomial", "ordinal", "ordinal_probit"}
+        ``gaussian`` (default, Messing (2026)'s linear probability model for 0/1 scores);
         ``binomial``: the logit GLMM for 0/1 outcomes, components on the logit scale with the
         logistic residual pi^2/3 (``theta()`` and ``shares(scale="probability")`` answer on
-        the probability scale).
+        the probability scale); ``ordinal`` (``ordinal_probit``): the cumulative-logit (probit)
+        GLMM for integer scores in three or more ordered categories (Likert scales), the same
+        crossed effects on the latent scale, residual pi^2/3 (1).
     overdispersion : bool, optional
-        Binomial: include the cell-level (observation-level) random effect; default on when
-        cells repeat.
+        Binomial and ordinal: include the cell-level (observation-level) random effect;
+        default on when cells repeat.
+    thresholds : {"common", "judge"}
+        Ordinal: one set of cutpoints for the whole panel, or each judge its own (scale-use
+        heterogeneity: a judge who uses only 3-5 and one who uses 1-5).
     priors : str, PriorSpec or dict, optional
         A preset name from :data:`bayes_tee._core.priors.PRESETS` or a spec; default half-t(3).
     method : str
@@ -380,7 +386,7 @@ def fit_posterior(
         df, formula=formula, outcome=outcome, item=item, prompt=prompt, judge=judge,
         temperature=temperature, replicate=replicate, category=category, position=position,
         swapped=swapped, judge_effect=judge_effect, system=system, family=family,
-        overdispersion=overdispersion, warn=False, client=client,
+        overdispersion=overdispersion, thresholds=thresholds, warn=False, client=client,
     )  # fmt: skip
     for note in design.notes:  # said here, so the warning points at the user's call
         warnings.warn(note, DesignWarning, stacklevel=2)

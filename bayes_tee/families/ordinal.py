@@ -1,0 +1,117 @@
+"""The ordinal family: Likert and other graded integer scores through a cumulative-link GLMM.
+
+A score ``y`` in ``K >= 3`` ordered categories is a latent value ``eta + e`` cut at ``K - 1``
+thresholds, ``e`` logistic (``family="ordinal"``) or standard normal (``"ordinal_probit"``).
+The latent linear predictor ``eta`` has the TEE model's crossed random effects exactly as the
+logit GLMM does (:mod:`bayes_tee.likelihoods.glmm_layout`); the residual's variance is the
+link's constant (pi^2/3 or 1), so components and shares are on the latent scale. The cutpoints
+are the whole panel's (``thresholds="common"``) or each judge's own (``"judge"``: scale-use
+heterogeneity, the rater's differential item functioning).
+
+>>> ORDINAL.residual_variance == BINOMIAL_RESIDUAL
+True
+>>> ORDINAL_PROBIT.scale_note
+' (on the probit scale)'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._core.exceptions import DesignError
+from .base import Family
+
+#: The logistic residual's variance, as for the binomial family.
+BINOMIAL_RESIDUAL = float(np.pi**2 / 3)
+#: Sampler defaults: the cumulative model is the logit GLMM with cutpoints; its draws mix about
+#: as well (the cutpoints are pinned by every call), so the same short tuning, fewer draws.
+TUNE, DRAWS = 500, 2000
+#: The fewest categories an ordinal outcome has (two are the binomial family's).
+MIN_CATEGORIES = 3
+
+
+@dataclass(frozen=True)
+class Ordinal(Family):
+    """Cumulative link on per-cell counts of each category."""
+
+    def cell_counts(
+        self, column: str, cells: Any, rows: Any, notes: list[str]
+    ) -> tuple[Any, tuple[float, ...] | None]:
+        """Each cell's calls per category (columns ``y0 .. y{K-1}``) and the categories: the
+        distinct integer scores observed, in order. Integer values inside the range that no call
+        used are not categories of the model, and are said in ``notes``.
+
+        Raises
+        ------
+        DesignError
+            Scores that are not whole numbers, fewer than three categories, or rows not in memory.
+        """
+        if rows is None:
+            raise DesignError(
+                f"family={self.name!r} counts each cell's calls per category, which needs the rows in "
+                "memory: read parquet or dask data with .compute() first."
+            )
+        row_cell, y = rows
+        if not np.all(np.isclose(y, np.round(y))):
+            example = np.unique(y[~np.isclose(y, np.round(y))])[:3].tolist()
+            raise DesignError(
+                f"family={self.name!r} needs integer scores (ordered categories such as a 1-5 Likert "
+                f"scale), but column {column!r} has values like {example}. Round or bin them, or use "
+                "family='gaussian' for continuous scores."
+            )
+        values = np.unique(np.round(y))
+        if len(values) < MIN_CATEGORIES:
+            fix = "family='binomial' for two" if len(values) == 2 else "a score that varies"
+            raise DesignError(
+                f"family={self.name!r} needs {MIN_CATEGORIES} or more categories, but column {column!r} "
+                f"holds {len(values)} ({values.tolist()}): use {fix}."
+            )
+        unused = sorted(set(range(int(values[0]), int(values[-1]) + 1)) - set(values.astype(int).tolist()))
+        if unused:
+            notes.append(
+                f"Score(s) {unused} of column {column!r} were never given: the model's categories are "
+                f"the {len(values)} values used ({', '.join(f'{v:g}' for v in values)})."
+            )
+        code = np.searchsorted(values, np.round(y))
+        counts = np.zeros((len(cells), len(values)), dtype=np.int64)
+        np.add.at(counts, (row_cell, code), 1)
+        cells = cells.assign(**{f"y{k}": counts[:, k] for k in range(len(values))})
+        return cells, tuple(float(v) for v in values)
+
+    def has_cell_term(self, overdispersion: bool) -> bool:
+        """The cell effect is there only with overdispersion (calls that repeat), as in the GLMM."""
+        return bool(overdispersion)
+
+
+ORDINAL = Ordinal(
+    name="ordinal",
+    link="logit",
+    model_label="cumulative-logit GLMM",
+    scale="latent (logit)",
+    tune=TUNE,
+    draws=DRAWS,
+    target_accept=0.95,
+    default_method="ordinal",
+    theta_variable="score_panel",
+    fixed_residual=True,
+    formula=False,
+    residual_variance=BINOMIAL_RESIDUAL,
+)
+
+ORDINAL_PROBIT = Ordinal(
+    name="ordinal_probit",
+    link="probit",
+    model_label="cumulative-probit GLMM",
+    scale="latent (probit)",
+    tune=TUNE,
+    draws=DRAWS,
+    target_accept=0.95,
+    default_method="ordinal_probit",
+    theta_variable="score_panel",
+    fixed_residual=True,
+    formula=False,
+    residual_variance=1.0,
+)

@@ -1,0 +1,251 @@
+"""The ordinal (cumulative-link) GLMM's log density and gradient as one numba kernel.
+
+The random and fixed effects are laid out exactly as the logit GLMM's
+(:mod:`.binomial`: SD priors, intercept, zero-sum fixed effects, partially centred and swept
+random terms, the cell effect sampled); only the likelihood per cell differs. A cell holds
+``counts[c, k]`` calls in category ``k`` of ``K``; with its linear predictor ``eta`` and its
+threshold set's cutpoints ``c_0 < ... < c_{K-2}``,
+
+    P(y = k) = F(c_k - eta) - F(c_{k-1} - eta),   c_{-1} = -inf, c_{K-1} = +inf,
+
+with ``F`` the logistic (``link = 0``) or standard normal (``link = 1``) CDF. Each threshold
+set's cutpoints are centred (they sum to zero, so the intercept and the fixed effects keep the
+location) and spaced by positive gaps ``exp(g)``: ``K - 2`` free coordinates per set in ``x``
+from ``gap_off``, each ``g ~ N(gap_mu, gap_sd)``. A set is the whole panel
+(``thresholds="common"``) or one judge (``"judge"``): each cell names its set in ``cell_set``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from . import key_cache_on_sources
+from .binomial import _effects, _linear_predictor, _side_by_side, backward
+from .prior import finish_gradient, fixed_prior, sd_prior
+
+_HALF_LOG_2PI = 0.5 * np.log(2 * np.pi)
+_SQRT2 = math.sqrt(2.0)
+#: Probabilities below this are floored, so a category the model puts far out of reach costs a
+#: large finite penalty instead of -inf.
+_TINY = 1e-300
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _cdf_pdf(t, link):  # pragma: no cover - compiled
+    """``(F(t), 1 - F(t), f(t))`` of the link, each computed where it is accurate."""
+    if link == 0:
+        if t >= 0:
+            e = math.exp(-t)
+            up = 1.0 / (1.0 + e)
+            return up, e / (1.0 + e), up * (e / (1.0 + e))
+        e = math.exp(t)
+        low = e / (1.0 + e)
+        return low, 1.0 / (1.0 + e), low * (1.0 / (1.0 + e))
+    return (
+        0.5 * math.erfc(-t / _SQRT2),
+        0.5 * math.erfc(t / _SQRT2),
+        math.exp(-0.5 * t * t - _HALF_LOG_2PI),
+    )
+
+
+@numba.njit(cache=True, nogil=True)
+def cutpoints(x, gap_off, n_sets, K, gap_mu, gap_sd):  # pragma: no cover - compiled
+    """The centred cutpoints ``(n_sets, K - 1)``, the gaps' log prior and the gaps ``exp(g)``."""
+    cut = np.zeros((n_sets, K - 1))
+    gaps = np.zeros((n_sets, K - 2))
+    logp = 0.0
+    for s in range(n_sets):
+        acc = 0.0
+        for k in range(K - 2):
+            g = x[gap_off + s * (K - 2) + k]
+            z = (g - gap_mu) / gap_sd
+            logp += -0.5 * z * z - math.log(gap_sd) - _HALF_LOG_2PI
+            gaps[s, k] = math.exp(g)
+            acc += gaps[s, k]
+            cut[s, k + 1] = acc
+        mean = 0.0
+        for k in range(K - 1):
+            mean += cut[s, k]
+        mean /= K - 1
+        for k in range(K - 1):
+            cut[s, k] -= mean
+    return cut, logp, gaps
+
+
+@numba.njit(cache=True, nogil=True)
+def cell_loglik(counts_c, cut_s, eta, link, g_cut):  # pragma: no cover - compiled
+    """One cell's log likelihood and its derivative in ``eta``; adds the cutpoints' gradient
+    into ``g_cut`` (length ``K - 1``).
+    """
+    K = counts_c.size
+    ll, ge = 0.0, 0.0
+    # upper bound of category k is cut k (none for the last), lower bound cut k - 1
+    for k in range(K):
+        n_k = counts_c[k]
+        if n_k == 0:
+            continue
+        has_up, has_low = k < K - 1, k > 0
+        f_up, f_low = 0.0, 0.0
+        if has_up and has_low:
+            b, a = cut_s[k] - eta, cut_s[k - 1] - eta
+            Fb, Sb, f_up = _cdf_pdf(b, link)
+            Fa, Sa, f_low = _cdf_pdf(a, link)
+            # the difference from the side where it does not cancel
+            p = Fb - Fa if Fb < 0.5 else Sa - Sb
+        elif has_up:
+            Fb, Sb, f_up = _cdf_pdf(cut_s[k] - eta, link)
+            p = Fb
+        else:
+            Fa, Sa, f_low = _cdf_pdf(cut_s[k - 1] - eta, link)
+            p = Sa
+        p = max(p, _TINY)
+        ll += n_k * math.log(p)
+        # d log p / d eta = (f_low - f_up) / p; d / d cut_k = f_up / p; d / d cut_{k-1} = -f_low / p
+        ge += n_k * (f_low - f_up) / p
+        if has_up:
+            g_cut[k] += n_k * f_up / p
+        if has_low:
+            g_cut[k - 1] -= n_k * f_low / p
+    return ll, ge
+
+
+@numba.njit(cache=True, nogil=True)
+def ordinal_logp_grad(
+    x,
+    # SD priors, one per random term (x[0:n_var] are the log SDs)
+    fam,
+    pscale,
+    pnu,
+    pconst,
+    # mu = x[n_var]
+    mu0,
+    mu_scale,
+    mu_in_eta,
+    # fixed effects: zero-sum coordinates at fix_off[f]
+    fix_off,
+    fix_len,
+    bases,
+    base_off,
+    fixed_scale,
+    # random terms, as the binomial kernel's
+    r_off,
+    r_len,
+    r_sd,
+    r_centred,
+    r_parent,
+    r_pidx,
+    r_pidx_off,
+    r_swept,
+    r_bases,
+    r_base_off,
+    r_xoff,
+    r_xn,
+    r_xpos,
+    cell_at,
+    # data per cell: calls per category, and the threshold set the cell uses
+    counts,
+    cell_set,
+    # cutpoint gaps: K - 2 coordinates per set from gap_off, each N(gap_mu, gap_sd)
+    gap_off,
+    n_sets,
+    gap_mu,
+    gap_sd,
+    link,
+):  # pragma: no cover - compiled
+    """Log density and its gradient at unconstrained ``x``; the arguments are packed by
+    :class:`~bayes_tee.likelihoods.ordinal_density.OrdinalDensity`.
+    """
+    n_var = fam.size
+    K = counts.shape[1]
+    grad = np.zeros_like(x)
+    sd, logp, g_sd = sd_prior(x, fam, pscale, pnu, pconst)
+    intercept = x[n_var]
+    betas, lp_fix, g_betas, b_off = fixed_prior(x, fix_off, fix_len, bases, base_off, fixed_scale)
+    logp += lp_fix
+    eff, e_off, lp_eff, shift = _effects(
+        x, sd, intercept, betas, r_off, r_len, r_sd, r_centred, r_parent, r_pidx, r_pidx_off,
+        r_swept, r_bases, r_base_off, r_xoff, r_xn, r_xpos,
+    )  # fmt: skip
+    logp += lp_eff
+    zmu = (intercept - shift - mu0) / mu_scale
+    logp += -_HALF_LOG_2PI - np.log(mu_scale) - 0.5 * zmu * zmu
+    g_prior_mu = -zmu / mu_scale
+    g_mu = g_prior_mu
+    mu = intercept
+    cut, lp_gap, gaps = cutpoints(x, gap_off, n_sets, K, gap_mu, gap_sd)
+    logp += lp_gap
+    g_cut = np.zeros((n_sets, K - 1))
+
+    n_cells = counts.shape[0]
+    n_b = betas.size
+    vals = _side_by_side(betas, eff)
+    g_vals = np.zeros(vals.size)
+    m = cell_at.shape[1]
+    eta0 = mu if mu_in_eta else 0.0
+    for c in range(n_cells):
+        eta = _linear_predictor(c, eta0, vals, cell_at)
+        s = cell_set[c]
+        ll, ge = cell_loglik(counts[c], cut[s], eta, link, g_cut[s])
+        logp += ll
+        if mu_in_eta:
+            g_mu += ge
+        for j in range(m):
+            g_vals[cell_at[c, j]] += ge
+    g_betas += g_vals[:n_b]
+    g_eff = g_vals[n_b:]
+    g_mu = backward(
+        x, grad, sd, g_sd, g_eff, g_betas, g_mu, g_prior_mu, mu, betas, eff, e_off,
+        r_off, r_len, r_sd, r_centred, r_parent, r_pidx, r_pidx_off, r_swept, r_bases, r_base_off,
+        r_xoff, r_xn, r_xpos,
+    )  # fmt: skip
+    finish_gradient(grad, sd, g_sd, g_mu, g_betas, b_off, fix_off, fix_len, bases, base_off)
+    # the gaps: cut_j = (sum of gaps below j) - mean over j, so d cut_j / d g_k =
+    # gap_k * (1[j > k] - (K - 2 - k) / (K - 1)); plus the gaps' own prior
+    for s in range(n_sets):
+        total = 0.0
+        for j in range(K - 1):
+            total += g_cut[s, j]
+        above = 0.0  # sum of g_cut over j > k, built from the top
+        for k in range(K - 3, -1, -1):
+            above += g_cut[s, k + 1]
+            i = gap_off + s * (K - 2) + k
+            share = (K - 2 - k) / (K - 1)
+            grad[i] = gaps[s, k] * (above - share * total) - (x[i] - gap_mu) / (gap_sd * gap_sd)
+    return logp, grad
+
+
+@numba.njit(cache=True, nogil=True)
+def cell_category_probabilities(
+    x, n_var, mu_in_eta, fix_off, fix_len, bases, base_off, r_off, r_len, r_sd, r_centred,
+    r_parent, r_pidx, r_pidx_off, r_swept, r_bases, r_base_off, r_xoff, r_xn, r_xpos, cell_at,
+    cell_set, gap_off, n_sets, K, link,
+):  # fmt: skip  # pragma: no cover - compiled
+    """Each cell's category probabilities ``(n_cells, K)`` at ``x``, and the grand mean."""
+    sd = np.exp(x[:n_var])
+    intercept = x[n_var]
+    betas = fixed_prior(x, fix_off, fix_len, bases, base_off, np.ones(fix_off.size))[0]
+    eff, e_off, _, shift = _effects(
+        x, sd, intercept, betas, r_off, r_len, r_sd, r_centred, r_parent, r_pidx, r_pidx_off,
+        r_swept, r_bases, r_base_off, r_xoff, r_xn, r_xpos,
+    )  # fmt: skip
+    cut, _, _ = cutpoints(x, gap_off, n_sets, K, 0.0, 1.0)
+    vals = _side_by_side(betas, eff)
+    eta0 = intercept if mu_in_eta else 0.0
+    out = np.zeros((cell_at.shape[0], K))
+    for c in range(cell_at.shape[0]):
+        eta = _linear_predictor(c, eta0, vals, cell_at)
+        cs = cut[cell_set[c]]
+        below = 0.0
+        for k in range(K - 1):
+            F, _, _ = _cdf_pdf(cs[k] - eta, link)
+            out[c, k] = F - below
+            below = F
+        out[c, K - 1] = 1.0 - below
+    return out, intercept - shift
+
+
+# every njit above: its cache is keyed on every kernel's source too (:data:`SOURCE_DIGEST`)
+key_cache_on_sources(globals())
