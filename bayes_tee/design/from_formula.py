@@ -37,8 +37,8 @@ from ..families import get_family
 from .checks import check_frame, closest_column, outcome_values
 from .coding import cell_stats, is_constant, level_codes
 from .formula import Formula, formula_terms, parse_formula
-from .losses import drop_missing, dropped_notes
-from .roles import Design, Roles, is_balanced, log_losses
+from .losses import drop_missing, dropped_notes, log_losses
+from .roles import Design, Roles, is_balanced
 from .terms import Term
 
 #: Roles a formula's column can take, so that the roles API's keywords reach it.

@@ -14,6 +14,10 @@ import pandas as pd
 
 from .._core.exceptions import DesignError
 
+#: ``DataFrame.attrs`` key under which the log readers (:mod:`bayes_tee.io`) store the roles of
+#: the columns they write, so ``fit_posterior(bt.read_inspect(...))`` needs no role arguments.
+ROLES_ATTR = "bayes_tee_roles"
+
 
 def drop_missing(
     df: pd.DataFrame, y: pd.Series, outcome: str, columns: dict[str, str]
@@ -41,3 +45,19 @@ def dropped_notes(dropped: dict[str, int], used: int, total: int) -> list[str]:
         return []
     reasons = ", ".join(f"{v} row(s) where {k}" for k, v in dropped.items())
     return [f"Dropped {reasons}; {used} of {total} rows used."]
+
+
+def log_losses(df: pd.DataFrame) -> dict[str, int]:
+    """The scores a log reader could not use (``df.attrs["dropped_by_model"]``), for the models
+    still in ``df``: reason -> count.
+    """
+    by_model = df.attrs.get("dropped_by_model") if ROLES_ATTR in df.attrs else None
+    if not by_model:
+        return {}
+    present = set(df["model"].astype(str)) if "model" in df.columns else set(by_model)
+    total: dict[str, int] = {}
+    for name, reasons in by_model.items():
+        if name in present:
+            for reason, n in reasons.items():
+                total[reason] = total.get(reason, 0) + int(n)
+    return total

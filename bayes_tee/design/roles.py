@@ -26,7 +26,7 @@ from ..families import FAMILIES, get_family
 from ..pairwise.verdicts import recode, verdict_scores
 from .checks import check_frame, closest_column, outcome_values
 from .coding import cell_stats, is_constant, level_codes
-from .losses import drop_missing, dropped_notes
+from .losses import ROLES_ATTR, drop_missing, dropped_notes, log_losses
 from .terms import FACETS, Term, model_terms
 
 ROLE_NAMES: tuple[str, ...] = (
@@ -310,11 +310,6 @@ def check_roles(df: pd.DataFrame, roles: Roles) -> None:
         )
 
 
-#: ``DataFrame.attrs`` key under which the log readers (:mod:`bayes_tee.io`) store the roles of
-#: the columns they write, so ``fit_posterior(bt.read_inspect(...))`` needs no role arguments.
-ROLES_ATTR = "bayes_tee_roles"
-
-
 def frame_roles(
     df: pd.DataFrame, roles: dict[str, str | None], system: str | None = None
 ) -> dict[str, str | None]:
@@ -499,22 +494,6 @@ def is_balanced(cells: pd.DataFrame, n_levels: list[int], item_category: np.ndar
     if balanced and item_category is not None:
         balanced = len(set(np.bincount(item_category).tolist())) == 1
     return bool(balanced)
-
-
-def log_losses(df: pd.DataFrame) -> dict[str, int]:
-    """The scores a log reader could not use (``df.attrs["dropped_by_model"]``), for the models
-    still in ``df``: reason -> count.
-    """
-    by_model = df.attrs.get("dropped_by_model") if ROLES_ATTR in df.attrs else None
-    if not by_model:
-        return {}
-    present = set(df["model"].astype(str)) if "model" in df.columns else set(by_model)
-    total: dict[str, int] = {}
-    for name, reasons in by_model.items():
-        if name in present:
-            for reason, n in reasons.items():
-                total[reason] = total.get(reason, 0) + int(n)
-    return total
 
 
 def facet_codes(

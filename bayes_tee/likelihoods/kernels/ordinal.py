@@ -78,37 +78,30 @@ def cutpoints(x, gap_off, n_sets, K, gap_mu, gap_sd):  # pragma: no cover - comp
 @numba.njit(cache=True, nogil=True)
 def cell_loglik(counts_c, cut_s, eta, link, g_cut):  # pragma: no cover - compiled
     """One cell's log likelihood and its derivative in ``eta``; adds the cutpoints' gradient
-    into ``g_cut`` (length ``K - 1``).
+    into ``g_cut`` (length ``K - 1``). Each cutpoint's CDF is evaluated once, carried from a
+    category's upper bound to the next one's lower bound.
     """
     K = counts_c.size
     ll, ge = 0.0, 0.0
-    # upper bound of category k is cut k (none for the last), lower bound cut k - 1
+    # the lower bound of category 0 is -inf: F = 0, S = 1, f = 0
+    Fa, Sa, fa = 0.0, 1.0, 0.0
     for k in range(K):
+        if k < K - 1:
+            Fb, Sb, fb = _cdf_pdf(cut_s[k] - eta, link)
+        else:  # the upper bound of the last category is +inf
+            Fb, Sb, fb = 1.0, 0.0, 0.0
         n_k = counts_c[k]
-        if n_k == 0:
-            continue
-        has_up, has_low = k < K - 1, k > 0
-        f_up, f_low = 0.0, 0.0
-        if has_up and has_low:
-            b, a = cut_s[k] - eta, cut_s[k - 1] - eta
-            Fb, Sb, f_up = _cdf_pdf(b, link)
-            Fa, Sa, f_low = _cdf_pdf(a, link)
+        if n_k != 0:
             # the difference from the side where it does not cancel
-            p = Fb - Fa if Fb < 0.5 else Sa - Sb
-        elif has_up:
-            Fb, Sb, f_up = _cdf_pdf(cut_s[k] - eta, link)
-            p = Fb
-        else:
-            Fa, Sa, f_low = _cdf_pdf(cut_s[k - 1] - eta, link)
-            p = Sa
-        p = max(p, _TINY)
-        ll += n_k * math.log(p)
-        # d log p / d eta = (f_low - f_up) / p; d / d cut_k = f_up / p; d / d cut_{k-1} = -f_low / p
-        ge += n_k * (f_low - f_up) / p
-        if has_up:
-            g_cut[k] += n_k * f_up / p
-        if has_low:
-            g_cut[k - 1] -= n_k * f_low / p
+            p = max(Fb - Fa if Fb < 0.5 else Sa - Sb, _TINY)
+            ll += n_k * math.log(p)
+            # d log p / d eta = (f_low - f_up) / p; d / d cut_k = f_up / p; d / d cut_{k-1} = -f_low / p
+            ge += n_k * (fa - fb) / p
+            if k < K - 1:
+                g_cut[k] += n_k * fb / p
+            if k > 0:
+                g_cut[k - 1] -= n_k * fa / p
+        Fa, Sa, fa = Fb, Sb, fb
     return ll, ge
 
 
