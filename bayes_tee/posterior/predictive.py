@@ -32,7 +32,7 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from scipy import sparse, stats
+from scipy import sparse, special, stats
 
 from .._core.exceptions import ArgumentError
 from .._core.intervals import check_level
@@ -185,10 +185,17 @@ class _Draws:
     replicate: np.ndarray  # (S,)
     mu: np.ndarray | None = None  # (S,)
     family: str = "gaussian"
+    cuts: np.ndarray | None = None  # ordinal: (S, threshold sets, K - 1) cutpoints
+    values: np.ndarray | None = None  # ordinal: (K,) the categories' scores
+    judge_sets: bool = False  # ordinal: each judge its own threshold set
 
 
-def draws_from(posterior, terms: list[Term], index: np.ndarray, family: str = "gaussian") -> _Draws:
-    """Pull the draws a simulation needs from an ArviZ posterior group, at flat draw ``index``."""
+def draws_from(
+    posterior, terms: list[Term], index: np.ndarray, family: str = "gaussian", values=None
+) -> _Draws:
+    """Pull the draws a simulation needs from an ArviZ posterior group, at flat draw ``index``
+    (``values``: an ordinal outcome's category scores, read with its cutpoints).
+    """
     fam = get_family(family)
     sigma, fixed = {}, {}
     rep = np.zeros(len(index))
@@ -205,7 +212,11 @@ def draws_from(posterior, terms: list[Term], index: np.ndarray, family: str = "g
         else:
             sigma[t.label] = x.values.reshape(-1)[index]
     mu = posterior["mu"].values.reshape(-1)[index]
-    return _Draws(sigma, fixed, rep, mu, family)
+    if "cutpoints" not in posterior:
+        return _Draws(sigma, fixed, rep, mu, family)
+    cut = posterior["cutpoints"].transpose("chain", "draw", "threshold_set", "cutpoint").values
+    cut = cut.reshape(-1, *cut.shape[2:])[index]
+    return _Draws(sigma, fixed, rep, mu, family, cut, np.asarray(values, float), cut.shape[1] > 1)
 
 
 def population_mean_probability(draws: _Draws, n_nodes: int = 40) -> np.ndarray:
@@ -225,6 +236,63 @@ def population_mean_probability(draws: _Draws, n_nodes: int = 40) -> np.ndarray:
     z = np.sqrt(2.0 * var)[:, None, None] * x[None, None, :]
     p = 1.0 / (1.0 + np.exp(-(shift[:, :, None] + z)))
     return (p * w).sum(axis=2).mean(axis=1) / np.sqrt(np.pi)
+
+
+def _exceed(t: np.ndarray, link: str) -> np.ndarray:
+    """``1 - F(t)``: the chance the latent value passes a cutpoint ``t`` away."""
+    return special.expit(-t) if link == "logit" else special.ndtr(-t)
+
+
+def population_mean_score(draws: _Draws, n_nodes: int = 40) -> np.ndarray:
+    """Ordinal GLMM: the expected score over the population of every random facet and over the
+    fitted judge/temperature levels, per draw: ``v_0 + sum_k (v_{k+1} - v_k) P(y > k)``,
+    integrated over the latent normal by Gauss-Hermite, each judge at its own cutpoints when
+    it has them.
+
+    >>> d = _Draws({"item": np.zeros(1)}, {}, np.zeros(1), np.zeros(1), "ordinal",
+    ...            np.array([[[-1.0, 1.0]]]), np.array([1.0, 2.0, 3.0]))
+    >>> population_mean_score(d).round(6).tolist()
+    [2.0]
+    """
+    link = get_family(draws.family).link
+    x, w = np.polynomial.hermite.hermgauss(n_nodes)
+    S = len(draws.mu)
+    var = sum((s**2 for s in draws.sigma.values()), np.zeros(S))
+    shift, sets = draws.mu[:, None], np.zeros(1, dtype=int)
+    for label, eff in draws.fixed.items():  # every combination of fixed levels, equally weighted
+        L = eff.shape[1]
+        shift = (shift[:, :, None] + eff[:, None, :]).reshape(S, -1)
+        sets = (
+            np.tile(np.arange(L), len(sets))
+            if (label == "judge" and draws.judge_sets)
+            else np.repeat(sets, L)
+        )
+    eta = shift[:, :, None] + np.sqrt(2.0 * var)[:, None, None] * x[None, None, :]  # (S, M, nodes)
+    cuts = draws.cuts[:, sets, :]  # (S, M, K - 1)
+    above = _exceed(cuts[:, :, None, :] - eta[..., None], link)  # (S, M, nodes, K - 1)
+    score = draws.values[0] + above @ np.diff(draws.values)
+    return (score * w).sum(axis=2).mean(axis=1) / np.sqrt(np.pi)
+
+
+def _ordinal_calls(
+    rng: np.random.Generator, n: np.ndarray, eta: np.ndarray, cuts: np.ndarray, link: str
+) -> np.ndarray:
+    """Calls per category ``(B, cells, K)`` of ``n`` calls per cell at latent means ``eta`` and
+    each cell's cutpoints ``cuts`` ``(B, cells, K - 1)``, by sequential binomials.
+    """
+    F = 1.0 - _exceed(cuts - eta[..., None], link)
+    P = np.diff(np.concatenate([np.zeros(F.shape[:-1] + (1,)), F, np.ones(F.shape[:-1] + (1,))], -1), axis=-1)
+    P = np.clip(P, 0.0, 1.0)
+    left = n.astype(np.int64)
+    rest = np.ones(n.shape)
+    out = np.zeros((*n.shape, P.shape[-1]), dtype=np.int64)
+    for k in range(P.shape[-1] - 1):
+        take = rng.binomial(left, np.clip(P[..., k] / np.maximum(rest, 1e-300), 0.0, 1.0))
+        out[..., k] = take
+        left = left - take
+        rest = rest - P[..., k]
+    out[..., -1] = left
+    return out
 
 
 def _term_index(t: Term, lay: Layout, categories: str) -> tuple[np.ndarray, int]:
@@ -276,6 +344,7 @@ def simulate_studies(
     S = len(draws.replicate)
     K = int(sims_per_draw)
     binomial = get_family(draws.family).latent
+    ordinal = draws.cuts is not None
     if binomial:
         if estimand != "domain":
             raise ArgumentError("the logit GLMM's simulation targets the domain mean (estimand='domain').")
@@ -283,7 +352,7 @@ def simulate_studies(
             raise ArgumentError(
                 "judges='panel' is for the linear model; the GLMM projects judges like these."
             )
-        theta_pop = population_mean_probability(draws)
+        theta_pop = population_mean_score(draws) if ordinal else population_mean_probability(draws)
     total = S * K
     per = max(K, (CHUNK_ELEMENTS // max(lay.n_cells, 1)) // K * K)
     index = {t.label: _term_index(t, lay, categories) for t in terms if t.kind == "random"}
@@ -308,6 +377,13 @@ def simulate_studies(
         latent = np.zeros((B, lay.n_cells))
         target = np.zeros(B)
         var = np.zeros(B)
+        # ordinal, each judge its own cutpoints: which fitted judge's each cell uses (a new
+        # judge of a random facet takes a fitted judge's, drawn at random: judges like these)
+        cell_set = (
+            rng.integers(draws.cuts.shape[1], size=(B, lay.levels["judge"]))[:, lay.codes["judge"]]
+            if (ordinal and draws.judge_sets)
+            else None
+        )
         for lab, (idx, L) in index.items():
             sd = draws.sigma[lab][s]
             u = rng.standard_normal((B, L)) * sd[:, None]
@@ -329,9 +405,24 @@ def simulate_studies(
             mode = judges if f == "judge" else "new"
             pick = _pick_levels(rng, B, n_fit, lay.levels[f], mode)
             latent += np.take_along_axis(eff, pick, axis=1)[:, lay.codes[f]]
+            if f == "judge" and cell_set is not None:  # a fixed panel: the picked judges' own
+                cell_set = pick[:, lay.codes[f]]
             W = np.asarray(onehot[lab].T.dot(w.T).T)
             sens = (eff**2).mean(axis=1)
             var += sens * _panel_factor((W**2).sum(axis=1), n_fit, mode)
+        if ordinal:
+            cuts = draws.cuts[s][:, 0, None, :] if cell_set is None else draws.cuts[s[:, None], cell_set]
+            counts = _ordinal_calls(
+                rng, n, draws.mu[s][:, None] + latent, cuts, get_family(draws.family).link
+            )
+            total_v = counts @ draws.values
+            theta_hat = total_v.sum(axis=1) / ntot
+            mean_sq = (counts @ draws.values**2).sum(axis=1) / ntot
+            s2 = np.maximum(mean_sq - theta_hat**2, 0.0) * ntot / np.maximum(ntot - 1.0, 1.0)
+            out["error"][start:stop] = theta_hat - theta_pop[s]
+            out["naive_se"][start:stop] = np.sqrt(s2 / ntot)
+            out["variance"][start:stop] = np.nan
+            continue
         if binomial:
             p = 1.0 / (1.0 + np.exp(-(draws.mu[s][:, None] + latent)))
             k = rng.binomial(n.astype(np.int64), p)

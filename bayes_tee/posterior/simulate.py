@@ -29,7 +29,7 @@ def posterior_draws(post: Posterior, n_draws: int, rng: np.random.Generator):
     P = group(post.idata, "posterior")
     total = P.sizes["chain"] * P.sizes["draw"]
     index = np.sort(rng.choice(total, size=min(n_draws, total), replace=False))
-    return pr.draws_from(P, post.terms, index, post.family)
+    return pr.draws_from(P, post.terms, index, post.family, post.design.outcome_levels)
 
 
 def layout(post: Posterior, design: dict | None = None, strategy: pr.Strategy = "crossed") -> pr.Layout:
