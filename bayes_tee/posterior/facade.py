@@ -32,7 +32,7 @@ from .._core.trees import group
 from ..design.formula import write_formula
 from ..design.roles import Design
 from ..families import get_family
-from . import comparison, dstudy, gaming, reliability, report, shares, simulate, theta
+from . import comparison, dstudy, gaming, ordinal, reliability, report, shares, simulate, theta
 from . import components as comp
 from . import leaderboard as board
 from . import link_comparison as links
@@ -254,6 +254,20 @@ class Posterior(diag.FitResult):
         >>> post.reliability(n={"judge": [1, 3, 5], "prompt": [1, 3]})  # doctest: +SKIP
         """
         return self._stamp(reliability.reliability(self, object=object, n=n, level=level))
+
+    # -- ordinal fits (family="ordinal") --------------------------------------------------------
+
+    def cutpoints(self, level: float = 0.9) -> pd.DataFrame:
+        """Each threshold set's (each judge's, with ``thresholds="judge"``) cutpoints on the
+        latent scale and their spread (:func:`bayes_tee.posterior.ordinal.cutpoints`).
+        """
+        return self._stamp(ordinal.cutpoints(self, level=level))
+
+    def category_probabilities(self, eta: float | None = None) -> pd.DataFrame:
+        """Each set's probability of every score at latent value ``eta`` (default the grand
+        mean) (:func:`bayes_tee.posterior.ordinal.category_probabilities`).
+        """
+        return self._stamp(ordinal.category_probabilities(self, eta=eta))
 
     def simulate_design(
         self,

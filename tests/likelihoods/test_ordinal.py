@@ -95,3 +95,60 @@ def test_ordinal_design_counts_and_checks():
         bt.build_design(df, formula="y ~ (1|item) + (1|judge)", thresholds="judge")
     with pytest.raises(bt.ArgumentError, match="method='rows'"):
         bt.fit_posterior(df, outcome="y", item="item", family="ordinal", method="rows", progressbar=False)
+
+
+def fit(df, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bt.DesignWarning)
+        warnings.simplefilter("ignore", bt.DiagnosticWarning)
+        return bt.fit_posterior(
+            df, outcome="y", item="item", prompt="prompt", judge="judge", progressbar=False, **kw
+        )
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::bayes_tee.DiagnosticWarning")  # short chains, checked below
+@pytest.mark.parametrize("K", [3, 5, 7])
+def test_recovery_of_judge_cutpoints_and_latent_components(K):
+    """Simulated Likert data with known truth: each judge its own cutpoints (spread 1, 1.5, 2
+    times the first's), items, prompts, judges, item x judge on the latent logit scale.
+    """
+    df, truth = likert(n_items=60, K=K, judge_cuts=True, seed=K)
+    post = fit(df, family="ordinal", thresholds="judge", random_seed=K, draws=1000, tune=500)
+    diag = post.diagnostics()
+    assert diag["max_rhat"] < 1.05 and diag["divergences"] <= 4
+    cuts = post.cutpoints(level=0.95)
+    inside = (cuts["low"].to_numpy() <= truth["cuts"].ravel()) & (
+        truth["cuts"].ravel() <= cuts["high"].to_numpy()
+    )
+    assert inside.mean() >= 0.8, cuts.assign(truth=truth["cuts"].ravel())
+    # the judges' spreads are ordered as simulated (1 : 1.5 : 2)
+    spread = cuts.groupby("set")["spread"].first().to_numpy()
+    assert spread[0] < spread[1] < spread[2]
+    comp = post.components(level=0.95).set_index("component")
+    assert comp.loc["item", "low"] <= truth["sigma_item"] ** 2 <= comp.loc["item", "high"]
+    assert comp.loc["replicate", "median"] == pytest.approx(np.pi**2 / 3)
+    # the panel's expected score is the calls' mean score
+    theta = post.theta()
+    assert theta["estimate"].iloc[0] == pytest.approx(df["y"].mean(), abs=0.05)
+    assert theta["tee_se"].iloc[0] > theta["naive_se"].iloc[0]
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::bayes_tee.DiagnosticWarning")  # short chains
+def test_scale_use_and_category_probabilities():
+    """Judges who share their cutpoints: the scale-use share's interval covers zero. Judges who
+    spread them 1 : 1.5 : 2: the widest gives the middle score most often.
+    """
+    df, _ = likert(n_items=50, K=5, judge_cuts=False, seed=11)
+    common = fit(df, family="ordinal", random_seed=1, draws=800, tune=500)
+    own = fit(df, family="ordinal", thresholds="judge", random_seed=1, draws=800, tune=500)
+    table = bt.posterior.ordinal.scale_use(common, own)
+    assert table["scale_use_low"].iloc[0] <= 0.0 <= table["scale_use_high"].iloc[0], table
+    with pytest.raises(bt.ArgumentError, match="thresholds='common' fit and a thresholds='judge' fit"):
+        bt.posterior.ordinal.scale_use(own, common)
+    spread, _ = likert(n_items=50, K=5, judge_cuts=True, seed=12)
+    probs = fit(spread, family="ordinal", thresholds="judge", random_seed=2, draws=800, tune=500)
+    probs = probs.category_probabilities()
+    assert probs.shape == (3, 5) and np.allclose(probs.sum(axis=1), 1.0, atol=0.02)
+    assert probs["3"].idxmax() == "j2"
