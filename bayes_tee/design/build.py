@@ -228,7 +228,7 @@ def build_design(
             )
         return validate_formula(
             data, formula, item=item, prompt=prompt, judge=judge, temperature=temperature,
-            category=category, system=system, family=family, warn=warn,
+            category=category, system=system, family=family, overdispersion=overdispersion, warn=warn,
         )  # fmt: skip
     if system is not None:
         return _system_design(

@@ -104,7 +104,7 @@ def _confounded(terms: list[Term], codes: dict[str, np.ndarray], replicates: boo
         fs = [f for f in t.facets if f in codes]
         return pd.MultiIndex.from_arrays([codes[f] for f in fs]) if len(fs) > 1 else pd.Index(codes[fs[0]])
 
-    own = [t for t in terms if t.label not in ("residual", "category")]
+    own = [t for t in terms if t.label not in ("residual", "category") and t.kind != "residual"]
     size = {t.label: groups(t).nunique() for t in own}
     for a, b in combinations(own, 2):
         joint = pd.MultiIndex.from_arrays(
@@ -136,6 +136,7 @@ def validate_formula(
     category: str | None = None,
     system: str | None = None,
     family: str = "gaussian",
+    overdispersion: bool | None = None,
     warn: bool = True,
 ) -> Design:
     """Check a formula against long data and build the :class:`~bayes_tee.design.roles.Design`.
@@ -155,7 +156,10 @@ def validate_formula(
         named ``system`` in the tables; its interactions are the formula's random terms that
         name it.
     family : str
-        Only ``gaussian``: the logit GLMM is fitted from the roles API.
+        ``gaussian``, or a GLMM family (``binomial``, ``ordinal``): the formula's terms on the
+        latent scale, the residual the link's constant.
+    overdispersion : bool, optional
+        GLMM families: the cell (observation-level) effect; default on when cells repeat.
     warn : bool
         Emit the notes as :class:`~bayes_tee.DesignWarning`.
 
@@ -178,10 +182,11 @@ def validate_formula(
     """
     if not isinstance(df, pd.DataFrame):
         raise DesignError(f"formula= needs a pandas DataFrame, got {type(df).__name__}.")
-    if not get_family(family).formula:
+    fam = get_family(family)
+    if not fam.formula:
         raise DesignError(
-            "formula= fits the Gaussian (linear) model; for the logit GLMM of a 0/1 outcome use the "
-            "roles API: fit_posterior(df, outcome=..., item=..., judge=..., family='binomial')."
+            f"formula= does not fit family={family!r} yet; use the roles API: "
+            f"fit_posterior(df, outcome=..., item=..., family={family!r})."
         )
     f = parse_formula(formula)
     notes: list[str] = []
@@ -280,9 +285,14 @@ def validate_formula(
     cells, row_cell = cell_stats(cell_codes, yv, facets)
     replicates = bool((cells["n"] > 1).any())
     terms = formula_terms(stripped, tuple(facets), replicates=replicates)
+    if fam.fixed_residual:  # a GLMM: the call-level residual is the link's constant
+        terms, overdispersion = _latent_terms(terms, facets, replicates, fam, overdispersion)
     if categories is not None:
         terms.insert(1, Term("category", ("category",), "random"))
     _confounded(terms, codes, replicates, len(cells))
+    non_binary = np.unique(yv[~np.isin(yv, (0.0, 1.0))])[:3].tolist()
+    fam.check_outcome(f.outcome, non_binary)
+    cells, outcome_levels = fam.cell_counts(f.outcome, cells, (row_cell, yv), notes)
     balanced = is_balanced(cells, [len(levels[n]) for n in facets], item_category)
     y_sd = float(np.std(yv, ddof=1)) if len(yv) > 1 else 0.0
     if is_constant(y_sd, float(np.mean(yv))):
@@ -310,8 +320,8 @@ def validate_formula(
         y_sd=y_sd,
         binary=bool(np.isin(yv, (0.0, 1.0)).all()),
         judge_effect="fixed" if judge_term is None or judge_term.kind == "fixed" else "random",
-        family="gaussian",
-        overdispersion=False,
+        family=family,
+        overdispersion=bool(overdispersion) if fam.fixed_residual else False,
         terms=tuple(terms),
         row_cell=row_cell,
         row_y=yv,
@@ -322,4 +332,27 @@ def validate_formula(
             if n not in ("item", "prompt", "judge", "temperature", "category")
         },
         system="system" if system is not None else None,
+        outcome_levels=outcome_levels,
     )
+
+
+def _latent_terms(
+    terms: list[Term], facets: list[str], replicates: bool, fam, overdispersion: bool | None
+) -> tuple[list[Term], bool]:
+    """A GLMM's terms from a formula's: the residual is the link's fixed constant (labelled
+    ``replicate``, as in the roles API), and with repeated calls a cell (observation-level)
+    effect unless the formula already has the full interaction or ``overdispersion=False``.
+    Without repeated calls a cell effect is not identified: ``overdispersion=True`` is refused.
+    """
+    kept = [t for t in terms if t.label != "residual"]
+    full = any(t.kind == "random" and set(t.facets) == set(facets) for t in kept)
+    if overdispersion and not replicates:
+        raise DesignError(
+            "overdispersion=True needs repeated calls per cell (the cell effect is otherwise the "
+            "residual); drop it."
+        )
+    cell = replicates and not full and (overdispersion is None or overdispersion) and fam.has_cell_term(True)
+    if cell:
+        kept.append(Term("cell", tuple(facets), "random"))
+    kept.append(Term("replicate", (*facets, "replicate"), "residual"))
+    return kept, cell or full

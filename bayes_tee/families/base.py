@@ -46,7 +46,7 @@ class Family:
         The residual is a known constant on the latent scale (the logistic pi^2/3), not a
         parameter; the model's replicate term is then always present.
     formula : bool
-        ``formula=`` fits are available (the formula path builds Gaussian designs only).
+        ``formula=`` fits are available.
     residual_variance : float or None
         The latent residual's variance when it is a known constant (pi^2/3 for the logit link,
         1 for the probit), else ``None``.

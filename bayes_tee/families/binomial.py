@@ -53,6 +53,6 @@ BINOMIAL = Binomial(
     default_method="binomial",
     theta_variable="p_panel",
     fixed_residual=True,
-    formula=False,
+    formula=True,
     residual_variance=float(np.pi**2 / 3),
 )

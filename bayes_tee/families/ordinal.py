@@ -98,7 +98,7 @@ ORDINAL = Ordinal(
     default_method="ordinal",
     theta_variable="score_panel",
     fixed_residual=True,
-    formula=False,
+    formula=True,
     residual_variance=BINOMIAL_RESIDUAL,
 )
 
@@ -113,6 +113,6 @@ ORDINAL_PROBIT = Ordinal(
     default_method="ordinal_probit",
     theta_variable="score_panel",
     fixed_residual=True,
-    formula=False,
+    formula=True,
     residual_variance=1.0,
 )

@@ -109,13 +109,13 @@ def test_object_column_is_the_item_facet_and_roles_rename_columns():
     assert d2.columns["judge"] == "rater"
 
 
-def test_items_category_is_found_and_binomial_is_refused():
+def test_items_category_is_found_and_a_binomial_formula_checks_its_outcome():
     df = bt.datasets.load("tee_demo")
     d = validate_formula(df, "score ~ judge + (1|item) + (1|category) + (1|prompt)")
     assert d.categories is not None and [t.label for t in d.terms][:2] == ["item", "category"]
     with pytest.raises(bt.DesignError, match="its interactions are not supported"):
         validate_formula(df, "score ~ (1|item) + (1|category) + (1|category:judge)")
-    with pytest.raises(bt.DesignError, match="family='binomial'"):
+    with pytest.raises(bt.DesignError, match="family='binomial' needs a 0/1 outcome"):
         validate_formula(df, "score ~ (1|item)", family="binomial")
 
 
