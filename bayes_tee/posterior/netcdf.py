@@ -28,11 +28,13 @@ FORMAT = "bayes_tee-posterior-1"
 
 def save(post, path: str | Path, *, keep_effects: bool = False) -> Path:
     """Write a :class:`~bayes_tee.Posterior`: its SDs, grand mean, fixed effects (and
-    ``p_panel``), sampler statistics, design, priors, method, info and per-cell statistics;
-    the random-effect vectors only with ``keep_effects``.
+    ``p_panel``; an ordinal fit's cutpoints, their gaps and ``score_panel``), sampler
+    statistics, design, priors, method, info and per-cell statistics; the random-effect
+    vectors only with ``keep_effects``.
     """
     draws = group(post.idata, "posterior")
-    names = [t.var_name for t in post.terms] + ["mu"] + [v for v in ("p_panel",) if v in draws]
+    extra = ("p_panel", "score_panel", "cutpoints", "cutpoint_gaps")
+    names = [t.var_name for t in post.terms] + ["mu"] + [v for v in extra if v in draws]
     meta = {
         "design": post.design.to_dict(),
         "priors": post.priors.to_dict(),

@@ -497,12 +497,14 @@ def probability_contributions(
     categories: Literal["fixed", "random"] = "fixed",
     rng: np.random.Generator,
 ) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """Logit GLMM: each component's contribution to Var(theta_hat) on the probability scale.
+    """GLMM: each component's contribution to Var(theta_hat) on the outcome's scale (success
+    probability; an ordinal fit's expected score, each judge at its own cutpoints).
 
     For each draw, simulate the design's effects, then re-draw one facet's effects at a time
     and record how far the study mean (of success probabilities) moves: half the mean squared
     move is that facet's expected conditional variance (the total-effect index of Jansen's
-    estimator). The call-level Bernoulli noise enters exactly, ``sum_c n_c p_c (1-p_c) / n^2``.
+    estimator). The call-level noise enters exactly, ``sum_c n_c Var(y_c) / n^2`` (Bernoulli, or
+    the ordinal scores' variance given the cell).
     With the logit link the contributions need not add to the total (interactions through
     the link); shares are taken of their sum.
 
@@ -519,8 +521,21 @@ def probability_contributions(
     noise = np.empty(S * K)
     per = max(K, (CHUNK_ELEMENTS // max(lay.n_cells, 1)) // K * K)
 
-    def mean_p(eta, w):
-        return (w / (1.0 + np.exp(-eta))).sum(axis=1)
+    ordinal = draws.cuts is not None
+    link = get_family(draws.family).link
+
+    def moments(eta, cuts):
+        """Per cell the outcome's mean and variance at latent ``eta`` (success probability and
+        Bernoulli variance; an ordinal fit's expected score and score variance at ``cuts``).
+        """
+        if not ordinal:
+            p = 1.0 / (1.0 + np.exp(-eta))
+            return p, p * (1 - p)
+        above = _exceed(cuts - eta[..., None], link)  # P(y > k), (B, cells, K - 1)
+        v, dv = draws.values, np.diff(draws.values)
+        mean = v[0] + above @ dv
+        second = v[0] ** 2 + above @ np.diff(v**2)
+        return mean, np.maximum(second - mean**2, 0.0)
 
     for start in range(0, S * K, per):
         stop = min(S * K, start + per)
@@ -530,6 +545,20 @@ def probability_contributions(
         w = n / n.sum(axis=1, keepdims=True)
         parts: dict[str, np.ndarray] = {}
 
+        # an ordinal fit's cutpoints per cell: the panel's, or the judge's own (a fixed judge's
+        # as drawn below; a new judge of a random facet takes a fitted judge's)
+        sets = {"judge": None}
+
+        def cell_cuts() -> np.ndarray | None:
+            if not ordinal:
+                return None
+            if not draws.judge_sets:
+                return draws.cuts[s][:, 0, None, :]
+            pick = sets["judge"]
+            if pick is None:
+                pick = rng.integers(draws.cuts.shape[1], size=(B, lay.levels["judge"]))[:, lay.codes["judge"]]
+            return draws.cuts[s[:, None], pick]
+
         def draw_term(lab: str) -> np.ndarray:
             if lab in index:
                 idx, L = index[lab]
@@ -537,19 +566,25 @@ def probability_contributions(
             f = fixed_facet[lab]
             eff = draws.fixed[lab][s]
             pick = _pick_levels(rng, B, eff.shape[1], lay.levels[f], "new")
+            if f == "judge":
+                sets["judge"] = pick[:, lay.codes[f]]
             return np.take_along_axis(eff, pick, axis=1)[:, lay.codes[f]]
 
         active = [lab for lab in labels if lab in index or lab in fixed_facet]
         for lab in active:
             parts[lab] = draw_term(lab)
         eta = draws.mu[s][:, None] + sum(parts.values(), np.zeros((B, lay.n_cells)))
-        base = mean_p(eta, w)
-        p = 1.0 / (1.0 + np.exp(-eta))
+        cuts = cell_cuts()
+        mean, var = moments(eta, cuts)
+        base = (w * mean).sum(axis=1)
         theta0[start:stop] = base
-        noise[start:stop] = (n * p * (1 - p)).sum(axis=1) / n.sum(axis=1) ** 2
+        noise[start:stop] = (n * var).sum(axis=1) / n.sum(axis=1) ** 2
         for j, lab in enumerate(labels):
             if lab in parts:
-                moved = mean_p(eta - parts[lab] + draw_term(lab), w)
+                kept = sets["judge"]
+                redrawn = draw_term(lab)
+                moved = (w * moments(eta - parts[lab] + redrawn, cell_cuts())[0]).sum(axis=1)
+                sets["judge"] = kept
                 contrib[start:stop, j] = 0.5 * (base - moved) ** 2
             elif lab == "replicate":
                 contrib[start:stop, j] = noise[start:stop]
