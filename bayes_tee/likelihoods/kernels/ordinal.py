@@ -78,30 +78,39 @@ def cutpoints(x, gap_off, n_sets, K, gap_mu, gap_sd):  # pragma: no cover - comp
 @numba.njit(cache=True, nogil=True)
 def cell_loglik(counts_c, cut_s, eta, link, g_cut):  # pragma: no cover - compiled
     """One cell's log likelihood and its derivative in ``eta``; adds the cutpoints' gradient
-    into ``g_cut`` (length ``K - 1``). Each cutpoint's CDF is evaluated once, carried from a
-    category's upper bound to the next one's lower bound.
+    into ``g_cut`` (length ``K - 1``). Only the cutpoints that bound a category the cell's calls
+    fell in are evaluated, each once (a cell of one call costs two CDFs, not ``K - 1``).
     """
     K = counts_c.size
     ll, ge = 0.0, 0.0
-    # the lower bound of category 0 is -inf: F = 0, S = 1, f = 0
-    Fa, Sa, fa = 0.0, 1.0, 0.0
+    at = -2  # the cutpoint whose CDF is held in (cF, cS, cf)
+    cF, cS, cf = 0.0, 1.0, 0.0
     for k in range(K):
-        if k < K - 1:
-            Fb, Sb, fb = _cdf_pdf(cut_s[k] - eta, link)
-        else:  # the upper bound of the last category is +inf
-            Fb, Sb, fb = 1.0, 0.0, 0.0
         n_k = counts_c[k]
-        if n_k != 0:
-            # the difference from the side where it does not cancel
-            p = max(Fb - Fa if Fb < 0.5 else Sa - Sb, _TINY)
-            ll += n_k * math.log(p)
-            # d log p / d eta = (f_low - f_up) / p; d / d cut_k = f_up / p; d / d cut_{k-1} = -f_low / p
-            ge += n_k * (fa - fb) / p
-            if k < K - 1:
-                g_cut[k] += n_k * fb / p
-            if k > 0:
-                g_cut[k - 1] -= n_k * fa / p
-        Fa, Sa, fa = Fb, Sb, fb
+        if n_k == 0:
+            continue
+        # lower bound: cut k - 1 (-inf for the first category)
+        if k == 0:
+            Fa, Sa, fa = 0.0, 1.0, 0.0
+        elif at == k - 1:
+            Fa, Sa, fa = cF, cS, cf
+        else:
+            Fa, Sa, fa = _cdf_pdf(cut_s[k - 1] - eta, link)
+        # upper bound: cut k (+inf for the last category)
+        if k == K - 1:
+            Fb, Sb, fb = 1.0, 0.0, 0.0
+        else:
+            Fb, Sb, fb = _cdf_pdf(cut_s[k] - eta, link)
+            at, cF, cS, cf = k, Fb, Sb, fb
+        # the difference from the side where it does not cancel
+        p = max(Fb - Fa if Fb < 0.5 else Sa - Sb, _TINY)
+        ll += n_k * math.log(p)
+        # d log p / d eta = (f_low - f_up) / p; d / d cut_k = f_up / p; d / d cut_{k-1} = -f_low / p
+        ge += n_k * (fa - fb) / p
+        if k < K - 1:
+            g_cut[k] += n_k * fb / p
+        if k > 0:
+            g_cut[k - 1] -= n_k * fa / p
     return ll, ge
 
 
