@@ -95,7 +95,7 @@ class Posterior(diag.FitResult):
 
     @property
     def family(self) -> str:
-        """``gaussian`` (linear model) or ``binomial`` (logit GLMM)."""
+        """The outcome family's name (:data:`bayes_tee.families.FAMILIES`)."""
         return self.design.family
 
     @property
@@ -119,9 +119,7 @@ class Posterior(diag.FitResult):
 
     # -- components, shares, theta -----------------------------------------------------------
     def components(self, level: float = 0.9) -> pd.DataFrame:
-        """Per-observation variance components and their shares of the per-call variance:
-        ``component, mean, median, low, high, share_median, share_low, share_high``.
-        """
+        """Variance components and their shares of the per-call variance, with intervals."""
         return self._stamp(comp.components_table(self.component_draws(), level))
 
     def design_counts(
@@ -234,17 +232,12 @@ class Posterior(diag.FitResult):
         return self._stamp(dstudy.dstudy(self, **args))
 
     # -- comparing systems (a fit with system=) ------------------------------------------------
-
     def leaderboard(self, level: float = 0.9, *, over: str = "new", higher_is_better: bool = True):
-        """One row per system, best first: ``estimate``, panel and new intervals, rank interval,
-        ``p_best`` (:func:`bayes_tee.posterior.leaderboard.leaderboard`).
-        """
+        """One row per system, best first (:func:`bayes_tee.posterior.leaderboard.leaderboard`)."""
         return self._stamp(board.leaderboard(self, **_arguments(locals())))
 
     def pairs(self, level: float = 0.9, *, over: str = "new", systems: list | None = None):
-        """Every pair's difference, its plain and simultaneous (Sidak) intervals and
-        ``p_a_better`` (:func:`bayes_tee.posterior.leaderboard.pairs`).
-        """
+        """Every pair's difference and intervals (:func:`bayes_tee.posterior.leaderboard.pairs`)."""
         return self._stamp(board.pairs(self, **_arguments(locals())))
 
     def reliability(self, object: str = "item", n: dict | None = None, level: float = 0.9) -> pd.DataFrame:
@@ -255,18 +248,12 @@ class Posterior(diag.FitResult):
         """
         return self._stamp(reliability.reliability(self, object=object, n=n, level=level))
 
-    # -- ordinal fits (family="ordinal") --------------------------------------------------------
-
     def cutpoints(self, level: float = 0.9) -> pd.DataFrame:
-        """Each threshold set's (each judge's, with ``thresholds="judge"``) cutpoints on the
-        latent scale and their spread (:func:`bayes_tee.posterior.ordinal.cutpoints`).
-        """
+        """Each judge's (or the panel's) latent cutpoints (:mod:`bayes_tee.posterior.ordinal`)."""
         return self._stamp(ordinal.cutpoints(self, level=level))
 
     def category_probabilities(self, eta: float | None = None) -> pd.DataFrame:
-        """Each set's probability of every score at latent value ``eta`` (default the grand
-        mean) (:func:`bayes_tee.posterior.ordinal.category_probabilities`).
-        """
+        """Each set's probability of every score at latent ``eta`` (default the grand mean)."""
         return self._stamp(ordinal.category_probabilities(self, eta=eta))
 
     def simulate_design(

@@ -70,6 +70,10 @@ def panel_effects(
     raise ArgumentError(f"panel must be 'fixed', 'resample' or 'normal', got {panel!r}.")
 
 
+#: Outcomes simulated on the logit GLMM's latent scale (the call's noise is the logistic).
+LATENT = ("logit", "ordinal")
+
+
 def tee_dgp(
     n_items: int = 30,
     n_prompts: int = 3,
@@ -82,7 +86,8 @@ def tee_dgp(
     judge_effects: np.ndarray | None = None,
     temperature_effects: np.ndarray | None = None,
     mu: float = 0.5,
-    outcome: Literal["gaussian", "threshold", "bernoulli", "logit"] = "gaussian",
+    outcome: Literal["gaussian", "threshold", "bernoulli", "logit", "ordinal"] = "gaussian",
+    cutpoints: np.ndarray | None = None,
     panel: Literal["fixed", "resample", "normal"] = "fixed",
     random_seed: int | np.random.Generator | None = None,
 ) -> pd.DataFrame:
@@ -117,6 +122,11 @@ def tee_dgp(
         every component are on the logit scale, each call is ``Bernoulli(inv_logit(cell
         predictor))`` (the Bernoulli draw is the call-level noise, so ``replicate`` is the
         logistic pi^2/3 in the truth and the ``replicate`` component is not drawn).
+        ``ordinal`` is the cumulative-logit GLMM on the same latent scale: each call's score is
+        ``1 + #{k: eta + logistic noise > cutpoints[k]}`` (``attrs["cutpoints"]``).
+    cutpoints : array, optional
+        ``ordinal``: increasing latent cutpoints, default ``[-2, -0.67, 0.67, 2]`` + ``mu``
+        (a 5-point scale).
     random_seed : int or Generator, optional
         Seed; the same seed gives the same data.
 
@@ -175,7 +185,7 @@ def tee_dgp(
         + draw("item:judge", N, M)[:, None, None, :, None]
         + draw("prompt:judge", V, M)[None, :, None, :, None]
         + draw("cell", N, V, H, M)[..., None]
-        + (np.zeros((N, V, H, M, R)) if outcome == "logit" else draw("replicate", N, V, H, M, R))
+        + (np.zeros((N, V, H, M, R)) if outcome in LATENT else draw("replicate", N, V, H, M, R))
     )
     grid = np.indices((N, V, H, M, R)).reshape(5, -1)
     temps = np.round(np.linspace(0.0, 1.0, H), 2) if H > 1 else np.zeros(1)
@@ -196,9 +206,15 @@ def tee_dgp(
         score = rng.binomial(1, np.clip(score, 0.0, 1.0))
     elif outcome == "logit":
         score = rng.binomial(1, 1.0 / (1.0 + np.exp(-score)))
+    elif outcome == "ordinal":
+        cuts = mu + np.array([-2.0, -0.67, 0.67, 2.0]) if cutpoints is None else np.asarray(cutpoints, float)
+        if cuts.ndim != 1 or len(cuts) < 2 or np.any(np.diff(cuts) <= 0):
+            raise ArgumentError(f"cutpoints must be two or more increasing values, got {cutpoints!r}.")
+        latent = score + rng.logistic(size=score.shape)
+        score = 1 + (latent[:, None] > cuts[None, :]).sum(axis=1)
     elif outcome != "gaussian":
         raise ArgumentError(
-            f"outcome must be 'gaussian', 'threshold', 'bernoulli' or 'logit', got {outcome!r}."
+            f"outcome must be 'gaussian', 'threshold', 'bernoulli', 'logit' or 'ordinal', got {outcome!r}."
         )
     cols["score"] = score
     df = pd.DataFrame(cols)
@@ -227,7 +243,9 @@ def tee_dgp(
     if M > 1:
         truth["judge"] = float(np.mean((lam - lam.mean()) ** 2))
     facets = tuple(f for f, n in zip(FACETS, (N, V, H, M)) if n > 1)
-    if outcome == "logit":
+    if outcome == "ordinal":
+        df.attrs["cutpoints"] = cuts.tolist()
+    if outcome in LATENT:
         truth["replicate"] = float(np.pi**2 / 3)
         if R == 1:  # one call per cell: the cell effect is not identified, it joins the Bernoulli noise
             truth.pop("cell")

@@ -59,6 +59,10 @@ LAYOUTS = {
         _pilot(0.05, n_categories=5), **ROLES, category="category"
     ),
     "binomial": lambda: _fit(_pilot(outcome="bernoulli"), **ROLES, family="binomial"),
+    "ordinal": lambda: _fit(_pilot(outcome="ordinal"), **ROLES, family="ordinal"),
+    "ordinal, judge cutpoints, calls lost": lambda: _fit(
+        _pilot(0.05, outcome="ordinal"), **ROLES, family="ordinal", thresholds="judge"
+    ),
     "single facet": lambda: _fit(
         _pilot()[
             lambda d: (
@@ -109,6 +113,7 @@ CALLS = {
     "compare": lambda p, tmp: p.compare("s0", "s1"),
     "reliability (systems)": lambda p, tmp: p.reliability(object="system"),
     "system plots": lambda p, tmp: [p.plot_leaderboard(), p.plot_pairs(), p.plot_ranks()],
+    "cutpoints": lambda p, tmp: [p.cutpoints(), p.category_probabilities()],
 }
 
 
