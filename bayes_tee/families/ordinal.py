@@ -16,7 +16,7 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -102,17 +102,13 @@ ORDINAL = Ordinal(
     residual_variance=BINOMIAL_RESIDUAL,
 )
 
-ORDINAL_PROBIT = Ordinal(
+#: The probit link: the same model with a standard normal residual (variance 1).
+ORDINAL_PROBIT = replace(
+    ORDINAL,
     name="ordinal_probit",
     link="probit",
     model_label="cumulative-probit GLMM",
     scale="latent (probit)",
-    tune=TUNE,
-    draws=DRAWS,
-    target_accept=0.95,
     default_method="ordinal_probit",
-    theta_variable="score_panel",
-    fixed_residual=True,
-    formula=True,
     residual_variance=1.0,
 )

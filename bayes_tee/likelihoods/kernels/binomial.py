@@ -302,6 +302,33 @@ def backward(
 
 
 @numba.njit(cache=True, nogil=True)
+def latent_forward(
+    x, fam, pscale, pnu, pconst, mu0, mu_scale, fix_off, fix_len, bases, base_off, fixed_scale,
+    r_off, r_len, r_sd, r_centred, r_parent, r_pidx, r_pidx_off, r_swept, r_bases, r_base_off,
+    r_xoff, r_xn, r_xpos,
+):  # fmt: skip  # pragma: no cover - compiled
+    """The latent predictor's parameters at ``x``: the SDs (and their prior's gradient), the
+    log prior of SDs, fixed and random effects and the grand mean, the intercept, the fixed
+    level effects (and their prior's gradient), the random effects and the grand mean prior's
+    gradient. Every GLMM kernel starts here and ends in :func:`backward`.
+    """
+    n_var = fam.size
+    sd, logp, g_sd = sd_prior(x, fam, pscale, pnu, pconst)
+    intercept = x[n_var]
+    betas, lp_fix, g_betas, b_off = fixed_prior(x, fix_off, fix_len, bases, base_off, fixed_scale)
+    logp += lp_fix
+    eff, e_off, lp_eff, shift = _effects(
+        x, sd, intercept, betas, r_off, r_len, r_sd, r_centred, r_parent, r_pidx, r_pidx_off,
+        r_swept, r_bases, r_base_off, r_xoff, r_xn, r_xpos,
+    )  # fmt: skip
+    logp += lp_eff
+    # the grand mean's prior, at mu = intercept - shift
+    zmu = (intercept - shift - mu0) / mu_scale
+    logp += -_HALF_LOG_2PI - np.log(mu_scale) - 0.5 * zmu * zmu
+    return sd, g_sd, logp, intercept, betas, g_betas, b_off, eff, e_off, -zmu / mu_scale
+
+
+@numba.njit(cache=True, nogil=True)
 def binomial_logp_grad(
     x,
     # SD priors, one per random term (x[0:n_var] are the log SDs)
@@ -349,38 +376,13 @@ def binomial_logp_grad(
     """Log density and its gradient at unconstrained ``x``; the arguments are packed by
     :class:`~bayes_tee.likelihoods.binomial_density.BinomialDensity`.
     """
-    n_var = fam.size
     grad = np.zeros_like(x)
-    sd, logp, g_sd = sd_prior(x, fam, pscale, pnu, pconst)
-    intercept = x[n_var]
-    betas, lp_fix, g_betas, b_off = fixed_prior(x, fix_off, fix_len, bases, base_off, fixed_scale)
-    logp += lp_fix
-    eff, e_off, lp_eff, shift = _effects(
-        x,
-        sd,
-        intercept,
-        betas,
-        r_off,
-        r_len,
-        r_sd,
-        r_centred,
-        r_parent,
-        r_pidx,
-        r_pidx_off,
-        r_swept,
-        r_bases,
-        r_base_off,
-        r_xoff,
-        r_xn,
-        r_xpos,
-    )
-    logp += lp_eff
-    # the grand mean's prior, at mu = intercept - shift
-    zmu = (intercept - shift - mu0) / mu_scale
-    logp += -_HALF_LOG_2PI - np.log(mu_scale) - 0.5 * zmu * zmu
-    g_prior_mu = -zmu / mu_scale
+    sd, g_sd, logp, mu, betas, g_betas, b_off, eff, e_off, g_prior_mu = latent_forward(
+        x, fam, pscale, pnu, pconst, mu0, mu_scale, fix_off, fix_len, bases, base_off, fixed_scale,
+        r_off, r_len, r_sd, r_centred, r_parent, r_pidx, r_pidx_off, r_swept, r_bases, r_base_off,
+        r_xoff, r_xn, r_xpos,
+    )  # fmt: skip
     g_mu = g_prior_mu
-    mu = intercept
 
     # -- likelihood per cell, and its gradient scattered to the effects --------------------
     # the fixed and random effects side by side, so that each cell gathers its linear predictor

@@ -23,8 +23,8 @@ import numba
 import numpy as np
 
 from . import key_cache_on_sources
-from .binomial import _effects, _linear_predictor, _side_by_side, backward
-from .prior import finish_gradient, fixed_prior, sd_prior
+from .binomial import _effects, _linear_predictor, _side_by_side, backward, latent_forward
+from .prior import finish_gradient, fixed_prior
 
 _HALF_LOG_2PI = 0.5 * np.log(2 * np.pi)
 _SQRT2 = math.sqrt(2.0)
@@ -160,23 +160,14 @@ def ordinal_logp_grad(
     """Log density and its gradient at unconstrained ``x``; the arguments are packed by
     :class:`~bayes_tee.likelihoods.ordinal_density.OrdinalDensity`.
     """
-    n_var = fam.size
     K = counts.shape[1]
     grad = np.zeros_like(x)
-    sd, logp, g_sd = sd_prior(x, fam, pscale, pnu, pconst)
-    intercept = x[n_var]
-    betas, lp_fix, g_betas, b_off = fixed_prior(x, fix_off, fix_len, bases, base_off, fixed_scale)
-    logp += lp_fix
-    eff, e_off, lp_eff, shift = _effects(
-        x, sd, intercept, betas, r_off, r_len, r_sd, r_centred, r_parent, r_pidx, r_pidx_off,
-        r_swept, r_bases, r_base_off, r_xoff, r_xn, r_xpos,
+    sd, g_sd, logp, mu, betas, g_betas, b_off, eff, e_off, g_prior_mu = latent_forward(
+        x, fam, pscale, pnu, pconst, mu0, mu_scale, fix_off, fix_len, bases, base_off, fixed_scale,
+        r_off, r_len, r_sd, r_centred, r_parent, r_pidx, r_pidx_off, r_swept, r_bases, r_base_off,
+        r_xoff, r_xn, r_xpos,
     )  # fmt: skip
-    logp += lp_eff
-    zmu = (intercept - shift - mu0) / mu_scale
-    logp += -_HALF_LOG_2PI - np.log(mu_scale) - 0.5 * zmu * zmu
-    g_prior_mu = -zmu / mu_scale
     g_mu = g_prior_mu
-    mu = intercept
     cut, lp_gap, gaps = cutpoints(x, gap_off, n_sets, K, gap_mu, gap_sd)
     logp += lp_gap
     g_cut = np.zeros((n_sets, K - 1))
