@@ -75,13 +75,13 @@ def link_comparison(
     lpm: "Posterior", glmm: "Posterior", *, level: float = 0.9, random_seed: int | None = 0
 ) -> LinkComparison:
     """Compare a linear-model fit with a GLMM fit of the same data (see the module docstring)."""
-    fams = {lpm.family, glmm.family}
-    if fams != {"gaussian", "binomial"}:
-        raise ArgumentError(
-            f"compare a family='gaussian' fit with a family='binomial' fit; got {sorted(fams)}."
-        )
     if get_family(lpm.family).latent:
         lpm, glmm = glmm, lpm
+    if get_family(lpm.family).latent or not get_family(glmm.family).latent:
+        raise ArgumentError(
+            "compare a family='gaussian' fit with a GLMM fit (family='binomial', 'ordinal' or "
+            f"'ordinal_probit') of the same data; got {lpm.family!r} and {glmm.family!r}."
+        )
     labels = [t.label for t in lpm.terms if t.label in {u.label for u in glmm.terms}]
     a, b = _share_draws(lpm, labels), _share_draws(glmm, labels)
     rng = np.random.default_rng(random_seed)
@@ -114,6 +114,9 @@ def link_comparison(
     table.attrs.update(
         spearman=spearman,
         level=level,
-        note="LPM shares on the probability scale, GLMM shares on the logit scale (Messing 2026 Table 11).",
+        note=(
+            f"Linear-model shares on the outcome's scale, {get_family(glmm.family).model_label} shares on "
+            "its latent scale (Messing 2026 Table 11)."
+        ),
     )
     return LinkComparison(table, spearman, lpm, glmm)

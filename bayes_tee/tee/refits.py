@@ -29,6 +29,7 @@ import pandas as pd
 from .._core.exceptions import ArgumentError, DiagnosticWarning
 from ..design.formula import parse_formula
 from ..design.terms import FACETS
+from ..families import get_family
 from ..posterior.dstudy import FIELDS
 from ..posterior.facade import Posterior
 from ..posterior.link_comparison import LinkComparison, link_comparison
@@ -206,16 +207,29 @@ def leave_one_out(
 
 
 def compare_links(
-    df: pd.DataFrame, *, random_seed: int | None = None, level: float = 0.9, **fit_kwargs
+    df: pd.DataFrame,
+    *,
+    family: str = "binomial",
+    random_seed: int | None = None,
+    level: float = 0.9,
+    **fit_kwargs,
 ) -> LinkComparison:
-    """Fit the LPM and the logit GLMM to the same data and compare their shares.
+    """Fit the linear model and a GLMM to the same data and compare their shares.
 
-    ``fit_kwargs`` go to both :func:`bayes_tee.fit_posterior` calls (roles, sampler
-    settings); the outcome must be 0/1.
+    ``family`` is the GLMM: ``binomial`` (the logit GLMM, 0/1 outcomes), ``ordinal`` or
+    ``ordinal_probit`` (Likert scores). ``fit_kwargs`` go to both
+    :func:`bayes_tee.fit_posterior` calls (roles, sampler settings; ``thresholds=`` to the
+    ordinal one only).
 
     >>> cmp = compare_links(df, outcome="safe", item="item", judge="judge")  # doctest: +SKIP
+    >>> cmp = compare_links(df, family="ordinal", outcome="likert", item="item")  # doctest: +SKIP
     """
-    fit_kwargs.pop("family", None)
+    if not get_family(family).latent:
+        raise ArgumentError(
+            f"family= names the GLMM compared with the linear model ('binomial', 'ordinal' or "
+            f"'ordinal_probit'), got {family!r}."
+        )
+    latent_only = {k: fit_kwargs.pop(k) for k in ("thresholds",) if k in fit_kwargs}
     lpm = fit_posterior(df, family="gaussian", random_seed=random_seed, **fit_kwargs)
-    glmm = fit_posterior(df, family="binomial", random_seed=random_seed, **fit_kwargs)
+    glmm = fit_posterior(df, family=family, random_seed=random_seed, **fit_kwargs, **latent_only)
     return link_comparison(lpm, glmm, level=level)

@@ -218,3 +218,19 @@ def test_answers_on_the_score_scale_agree_and_survive_a_round_trip(judge_fit, tm
     assert again.theta(n_draws=50, sims_per_draw=20)["estimate"].iloc[0] == pytest.approx(
         theta["estimate"].iloc[0]
     )
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::bayes_tee.DiagnosticWarning")  # short chains
+def test_linear_model_against_the_ordinal_one():
+    """compare_links fits the linear model and the ordinal GLMM to the same Likert scores and
+    ranks their shares side by side; a non-GLMM family is refused, not ignored.
+    """
+    df, _ = likert(n_items=20, K=5, seed=8)
+    roles = dict(outcome="y", item="item", prompt="prompt", judge="judge")
+    cmp = bt.compare_links(df, family="ordinal", **roles, draws=200, tune=200, chains=2, progressbar=False)
+    assert cmp.glmm.family == "ordinal" and cmp.lpm.family == "gaussian"
+    assert set(cmp.table["component"]) >= {"item", "prompt", "judge", "item:judge"}
+    assert -1.0 <= cmp.spearman["median"] <= 1.0 and "cumulative-logit GLMM" in cmp.table.attrs["note"]
+    with pytest.raises(bt.ArgumentError, match="family= names the GLMM"):
+        bt.compare_links(df, family="gaussian", **roles)
