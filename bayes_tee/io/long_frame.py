@@ -2,7 +2,7 @@
 
 Columns, in order: ``item, prompt, judge, replicate, model, temperature, score`` and then any
 reader-specific columns (``label``, ``category``, ``log``...). The frame's ``attrs`` hold the
-roles (:data:`bayes_tee.design.roles.ROLES_ATTR`, read by ``fit_posterior``), the scores that
+roles (:data:`bayes_tee.design.losses.ROLES_ATTR`, read by ``fit_posterior``), the scores that
 could not be used (``attrs["dropped"]``, reason -> count, and ``attrs["dropped_by_model"]``;
 said once as a :class:`~bayes_tee.DesignWarning` and carried into the design's dropped rows)
 and the notes the reader made (``attrs["notes"]``).

@@ -1,8 +1,9 @@
 """The ordinal (cumulative-link) GLMM's log density and gradient as one numba kernel.
 
 The random and fixed effects are laid out exactly as the logit GLMM's
-(:mod:`.binomial`: SD priors, intercept, zero-sum fixed effects, partially centred and swept
-random terms, the cell effect sampled); only the likelihood per cell differs. A cell holds
+(:mod:`bayes_tee.likelihoods.kernels.binomial`: SD priors, intercept, zero-sum fixed effects,
+partially centred and swept random terms, the cell effect sampled); only the likelihood per
+cell differs. A cell holds
 ``counts[c, k]`` calls in category ``k`` of ``K``; with its linear predictor ``eta`` and its
 threshold set's cutpoints ``c_0 < ... < c_{K-2}``,
 
