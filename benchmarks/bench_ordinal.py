@@ -14,7 +14,10 @@ Printed per size: both times and their ratio, the diagnostics, and each variance
 the judge effects: clmm's estimate, the posterior median and 90% interval, and whether clmm's
 estimate is inside it.
 
-    python benchmarks/bench_ordinal.py [--items 100] [--prompts 8] [--install-r]
+``--lost 0 0.1`` (the default) runs the balanced layout and one with 10% of the calls lost at
+random (unbalanced: cells empty).
+
+    python benchmarks/bench_ordinal.py [--items 100] [--prompts 8] [--lost 0 0.1] [--install-r]
 """
 
 from __future__ import annotations
@@ -110,13 +113,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, nargs="+", default=[100])
     parser.add_argument("--prompts", type=int, default=8)
+    parser.add_argument("--lost", type=float, nargs="+", default=[0.0, 0.1])
     parser.add_argument("--install-r", action="store_true")
     args = parser.parse_args()
     if args.install_r and not have_clmm():
         subprocess.run(["apt-get", "install", "-y", "-q", "r-base-core", "r-cran-ordinal", "r-cran-jsonlite"])
     r_ok = have_clmm()
-    for n_items in args.items:
+    runs = [(n, lost) for n in args.items for lost in args.lost]
+    for n_items, lost in runs:
         df = simulate(n_items, args.prompts)
+        df = df[np.random.default_rng(1).random(len(df)) >= lost].reset_index(drop=True)
         with tempfile.TemporaryDirectory() as tmp:
             csv = str(Path(tmp) / "likert.csv")
             df.to_csv(csv, index=False)
@@ -130,9 +136,8 @@ def main() -> None:
                 theirs = json.loads(res.stdout) if res.returncode == 0 else None
         counts = df["y"].value_counts().sort_index().to_dict()
         wall = ours["import_s"] + ours["fit_s"]
-        print(
-            f"\n{len(df)} scores ({n_items} items x {args.prompts} prompts x 3 judges), categories {counts}"
-        )
+        layout = f"{n_items} items x {args.prompts} prompts x 3 judges, {lost:.0%} of calls lost"
+        print(f"\n{len(df)} scores ({layout}), categories {counts}")
         d = ours["diag"]
         print(
             f"bayes_tee {ours['method']}: wall {wall:.1f} s (import {ours['import_s']:.1f}, fit "
