@@ -220,6 +220,13 @@ def read_inspect(
     return _frame(logs_read, prompt, scorers, category, model, source, said)
 
 
+def _varying_args(logs_read: list) -> list[str]:
+    """The task arguments whose values differ between the logs."""
+    args = [h["eval"].get("task_args") or {} for _, h, _ in logs_read]
+    keys = sorted({k for a in args for k in a})
+    return [k for k in keys if len({json.dumps(a.get(k), sort_keys=True, default=str) for a in args}) > 1]
+
+
 def _prompt_of(logs_read: list, prompt: str | None, notes: list[str]) -> tuple[str, object]:
     """How the prompt facet is found: ('arg', key), ('args', keys), ('meta', key) or ('task', None)."""
     args = [h["eval"].get("task_args") or {} for _, h, _ in logs_read]
@@ -234,8 +241,7 @@ def _prompt_of(logs_read: list, prompt: str | None, notes: list[str]) -> tuple[s
             f"prompt={prompt!r} is neither a task argument ({keys or 'none'}) nor a sample metadata "
             f"key ({meta or 'none'}) in these logs."
         )
-    keys = sorted({k for a in args for k in a})
-    varying = [k for k in keys if len({json.dumps(a.get(k), sort_keys=True, default=str) for a in args}) > 1]
+    varying = _varying_args(logs_read)
     tasks = {h["eval"]["task"] for _, h, _ in logs_read}
     if varying:
         notes.append(f"prompt facet: the task argument(s) that differ between logs: {', '.join(varying)}")
@@ -291,9 +297,7 @@ def _check_unrecorded_args(logs_read, how: str, key: object, rows: list[dict]) -
     """Refuse logs that differ in task arguments the frame does not record when their scores
     would land in the same cell (they would pass for replicates of one configuration).
     """
-    args = [h["eval"].get("task_args") or {} for _, h, _ in logs_read]
-    keys = sorted({k for a in args for k in a})
-    varying = [k for k in keys if len({json.dumps(a.get(k), sort_keys=True, default=str) for a in args}) > 1]
+    varying = _varying_args(logs_read)
     used = [key] if how == "arg" else list(key) if how == "args" else []
     unrecorded = [k for k in varying if k not in used]
     if not unrecorded or not rows:

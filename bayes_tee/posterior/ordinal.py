@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 from .._core.exceptions import ArgumentError
 from .._core.intervals import check_level
 from .._core.trees import group
 from ..families import get_family
+from . import predictive as pr
 
 if TYPE_CHECKING:
     from .facade import Posterior
@@ -93,13 +93,8 @@ def category_probabilities(post: Posterior, eta: float | None = None) -> pd.Data
     values = cut.values.reshape(-1, *cut.shape[2:])
     at = P["mu"].values.reshape(-1) if eta is None else np.full(values.shape[0], float(eta))
     link = get_family(post.family).link
-    F = (
-        special.expit(values - at[:, None, None])
-        if link == "logit"
-        else special.ndtr(values - at[:, None, None])
-    )
-    F = np.concatenate([np.zeros(F.shape[:2] + (1,)), F, np.ones(F.shape[:2] + (1,))], axis=2)
-    probs = np.median(np.diff(F, axis=2), axis=0)  # (sets, K)
+    at = np.broadcast_to(at[:, None], values.shape[:2])
+    probs = np.median(pr.category_probabilities(at, values, link), axis=0)  # (sets, K)
     scores = [f"{v:g}" for v in post.design.outcome_levels]
     return pd.DataFrame(
         probs, index=pd.Index(cut["threshold_set"].values.astype(str), name="set"), columns=scores

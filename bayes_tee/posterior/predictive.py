@@ -274,15 +274,25 @@ def population_mean_score(draws: _Draws, n_nodes: int = 40) -> np.ndarray:
     return (score * w).sum(axis=2).mean(axis=1) / np.sqrt(np.pi)
 
 
+def category_probabilities(eta: np.ndarray, cuts: np.ndarray, link: str) -> np.ndarray:
+    """Each category's probability ``(..., K)`` at latent ``eta`` ``(...)`` and cutpoints
+    ``cuts`` ``(..., K - 1)``.
+
+    >>> category_probabilities(np.zeros(1), np.array([[-1.0, 1.0]]), "logit").round(3).tolist()
+    [[0.269, 0.462, 0.269]]
+    """
+    F = _exceed(eta[..., None] - cuts, link)  # F(c - eta) = P(latent below the cut)
+    edge = np.zeros(F.shape[:-1] + (1,))
+    return np.clip(np.diff(np.concatenate([edge, F, edge + 1.0], axis=-1), axis=-1), 0.0, 1.0)
+
+
 def _ordinal_calls(
     rng: np.random.Generator, n: np.ndarray, eta: np.ndarray, cuts: np.ndarray, link: str
 ) -> np.ndarray:
     """Calls per category ``(B, cells, K)`` of ``n`` calls per cell at latent means ``eta`` and
     each cell's cutpoints ``cuts`` ``(B, cells, K - 1)``, by sequential binomials.
     """
-    F = 1.0 - _exceed(cuts - eta[..., None], link)
-    P = np.diff(np.concatenate([np.zeros(F.shape[:-1] + (1,)), F, np.ones(F.shape[:-1] + (1,))], -1), axis=-1)
-    P = np.clip(P, 0.0, 1.0)
+    P = category_probabilities(eta, cuts, link)
     left = n.astype(np.int64)
     rest = np.ones(n.shape)
     out = np.zeros((*n.shape, P.shape[-1]), dtype=np.int64)
