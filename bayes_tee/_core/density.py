@@ -97,6 +97,25 @@ class Layout:
             out[name] = np.ascontiguousarray(v, dtype=np.float64).reshape(shape)
         return out
 
+    def flatten(self, values: dict[str, np.ndarray], n: int) -> np.ndarray:
+        """The unconstrained vectors ``(n, ndim)`` of ``n`` points whose reported parameters are
+        ``values[name]`` (shape ``(n, *shape)``): the inverse of :meth:`expand`, row by row.
+
+        Raises
+        ------
+        KeyError
+            When a parameter is missing from ``values`` (or is ``flat``: not reported).
+        """
+        x = np.empty((n, self.ndim))
+        for name, kind, shape in self.parameters:
+            v = np.asarray(values[name], dtype=np.float64).reshape(n, -1)
+            if kind == "log":
+                v = np.log(v)
+            elif kind == "zerosum":
+                v = v @ self.bases[name]
+            x[:, self.slices[name]] = v
+        return x
+
 
 def zerosum_basis(n: int) -> np.ndarray:
     """``(n, n - 1)`` matrix mapping PyMC's zero-sum coordinates to the ``n`` level effects

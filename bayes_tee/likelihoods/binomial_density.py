@@ -43,7 +43,7 @@ from .glmm_layout import (
     swept_labels,
     swept_name,
 )
-from .kernels.binomial import binomial_logp_grad, cell_probabilities
+from .kernels.binomial import binomial_logp_grad, cell_probabilities, latent_forward
 from .kernels.prior import FAMILIES
 from .levels import coords
 
@@ -51,6 +51,8 @@ from .levels import coords
 KERNEL_ARGUMENTS = tuple(inspect.signature(binomial_logp_grad.py_func).parameters)[1:]
 #: :func:`cell_probabilities`' arguments after ``x`` and ``n_var``.
 PROBABILITY_ARGUMENTS = tuple(inspect.signature(cell_probabilities.py_func).parameters)[2:]
+#: :func:`latent_forward`'s arguments after ``x``.
+FORWARD_ARGUMENTS = tuple(inspect.signature(latent_forward.py_func).parameters)[1:]
 
 
 class GlmmDensity:
@@ -71,7 +73,7 @@ class GlmmDensity:
     """
 
     def __init__(self, design: Design, priors: PriorSpec, terms: list, mu0: float) -> None:
-        self.design, self.priors = design, priors
+        self.design, self.priors, self.terms = design, priors, terms
         cells = design.cells
         self.var_terms = [t for t in design.terms if t.kind == "random"]
         fixed = [t for t in design.terms if t.kind == "fixed"]
@@ -155,6 +157,22 @@ class GlmmDensity:
     def extra_params(self) -> list[tuple[str, str, tuple[int, ...]]]:
         """Parameters after the linear predictor's (a family's own, such as cutpoints)."""
         return []
+
+    def level_effects(self, label: str, x: np.ndarray) -> np.ndarray:
+        """Each level's effect of the single-facet random term ``label`` on the latent scale,
+        relative to the average level, at the unconstrained points ``x`` (rows): ``(n, L)``.
+
+        Whatever the term's layout (centred or not per level, swept, drawn around a category
+        or reaching the data through its children), the kernel's forward pass gives its level
+        effects; their mean over levels (the grand mean, a category's share) is taken out.
+        """
+        j = next(j for j, g in enumerate(self.terms) if g.term.label == label)
+        args = tuple(self._pack[name] for name in FORWARD_ARGUMENTS)
+        out = np.empty((len(x), len(self.terms[j].labels)))
+        for r, point in enumerate(np.ascontiguousarray(x, dtype=np.float64)):
+            eff, e_off = latent_forward(point, *args)[7:9]
+            out[r] = eff[e_off[j] : e_off[j] + out.shape[1]]
+        return out - out.mean(axis=1, keepdims=True)
 
     def initial_point(self, rng: np.random.Generator) -> np.ndarray:
         """PyMC's support point (prior scales, the prior's centre for the grand mean, zero

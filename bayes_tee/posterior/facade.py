@@ -32,7 +32,7 @@ from .._core.trees import group
 from ..design.formula import write_formula
 from ..design.roles import Design
 from ..families import get_family
-from . import comparison, dstudy, gaming, ordinal, reliability, report, shares, simulate, theta
+from . import comparison, dstudy, effects, gaming, ordinal, reliability, report, shares, simulate, theta
 from . import components as comp
 from . import leaderboard as board
 from . import link_comparison as links
@@ -255,6 +255,10 @@ class Posterior(diag.FitResult):
     def category_probabilities(self, eta: float | None = None) -> pd.DataFrame:
         """Each set's probability of every score at latent ``eta`` (default the grand mean)."""
         return self._stamp(ordinal.category_probabilities(self, eta=eta))
+
+    def level_effects(self, facet: str = "item", level: float = 0.9) -> pd.DataFrame:
+        """Each level's latent effect in a GLMM fit, with ranks (:mod:`bayes_tee.posterior.effects`)."""
+        return self._stamp(effects.level_effects(self, facet=facet, level=level))
 
     def simulate_design(
         self,

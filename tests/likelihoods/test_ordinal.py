@@ -34,7 +34,7 @@ def likert(n_items=24, n_prompts=3, n_judges=3, reps=2, K=5, judge_cuts=False, s
     df = pd.DataFrame(rows, columns=["item", "prompt", "judge", "rep", "y"])
     if drop:
         df = df[rng.random(len(df)) >= drop].reset_index(drop=True)
-    truth = {"sigma_item": sd_item, "cuts": np.array([c - c.mean() for c in cuts])}
+    truth = {"sigma_item": sd_item, "cuts": np.array([c - c.mean() for c in cuts]), "item": item}
     return df, truth
 
 
@@ -199,8 +199,32 @@ def test_formula_fits_take_every_glmm_family(family):
 
 @pytest.fixture(scope="module")
 def judge_fit():
-    df, _ = likert(n_items=24, K=5, judge_cuts=True, seed=5)
-    return fit(df, family="ordinal", thresholds="judge", random_seed=4, draws=300, tune=300, chains=2)
+    df, truth = likert(n_items=24, K=5, judge_cuts=True, seed=5)
+    post = fit(df, family="ordinal", thresholds="judge", random_seed=4, draws=300, tune=300, chains=2)
+    post.truth = truth
+    return post
+
+
+@pytest.mark.filterwarnings("ignore::bayes_tee.DiagnosticWarning")  # short chains
+def test_item_effects_rank_the_items_and_need_their_draws(judge_fit, tmp_path):
+    tab = judge_fit.level_effects("item", level=0.8)
+    item = judge_fit.truth["item"]
+    assert list(tab["item"]) == [f"i{i:02d}" for i in range(len(item))]
+    # 18 scores per item and item x judge noise: the expected correlation is about 0.92
+    assert np.corrcoef(tab["mean"], item)[0, 1] > 0.8
+    # relative to the average item, 80% intervals cover the centred truth at most levels
+    centred = item - item.mean()
+    assert ((tab["low"] <= centred) & (centred <= tab["high"])).mean() >= 0.6
+    assert sorted(tab["rank"]) == list(range(1, len(item) + 1))
+    assert tab.loc[tab["mean"].idxmax(), "rank"] == 1
+    prompts = judge_fit.level_effects("prompt")
+    assert len(prompts) == 3 and abs(prompts["mean"].sum()) < 1e-9
+    with pytest.raises(bt.UnknownNameError, match="item:judge|random main effect"):
+        judge_fit.level_effects("item:judge")
+    with pytest.raises(bt.ArgumentError, match="keep_effects"):
+        bt.load(judge_fit.save(tmp_path / "slim.nc")).level_effects("item")
+    kept = bt.load(judge_fit.save(tmp_path / "kept.nc", keep_effects=True)).level_effects("item", level=0.8)
+    pd.testing.assert_frame_equal(kept, tab)
 
 
 @pytest.mark.filterwarnings("ignore::bayes_tee.DiagnosticWarning")  # short chains

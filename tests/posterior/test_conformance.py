@@ -114,6 +114,7 @@ CALLS = {
     "reliability (systems)": lambda p, tmp: p.reliability(object="system"),
     "system plots": lambda p, tmp: [p.plot_leaderboard(), p.plot_pairs(), p.plot_ranks()],
     "cutpoints": lambda p, tmp: [p.cutpoints(), p.category_probabilities()],
+    "level effects": lambda p, tmp: p.level_effects("item"),
 }
 
 
