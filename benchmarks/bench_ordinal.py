@@ -5,7 +5,7 @@ Data: the cumulative-logit model with crossed items, prompts, judges (fixed, thr
 their own location), item x prompt, item x judge and prompt x judge (five random terms), one
 call per cell, 5-point scores piled towards the top (cutpoints below the latent mean), about
 4,000 scores at the default size. Each bayes_tee fit runs in a fresh process at the default
-settings (4 chains x 4,000 draws after 500 tuning steps); ``wall s`` includes ``import
+settings (4 chains x 3,000 draws after 600 tuning steps, target 0.9); ``wall s`` includes ``import
 bayes_tee``. clmm (``ordinal`` package, Debian ``r-cran-ordinal``; ``--install-r`` installs it)
 fits ``factor(y) ~ judge + (1|item) + (1|prompt) + (1|item:prompt) + (1|item:judge) +
 (1|prompt:judge)``; its time is ``system.time(clmm(...))`` inside R, data already read.
@@ -17,7 +17,7 @@ estimate is inside it.
 ``--lost 0 0.1`` (the default) runs the balanced layout and one with 10% of the calls lost at
 random (unbalanced: cells empty).
 
-    python benchmarks/bench_ordinal.py [--items 100] [--prompts 8] [--lost 0 0.1] [--install-r]
+    python benchmarks/bench_ordinal.py [--items 170] [--prompts 8] [--lost 0 0.1] [--install-r]
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def have_clmm() -> bool:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--items", type=int, nargs="+", default=[100])
+    parser.add_argument("--items", type=int, nargs="+", default=[170])
     parser.add_argument("--prompts", type=int, default=8)
     parser.add_argument("--lost", type=float, nargs="+", default=[0.0, 0.1])
     parser.add_argument("--install-r", action="store_true")

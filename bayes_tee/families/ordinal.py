@@ -26,10 +26,12 @@ from .base import Family
 
 #: The logistic residual's variance, as for the binomial family.
 BINOMIAL_RESIDUAL = float(np.pi**2 / 3)
-#: Sampler defaults, the logit GLMM's: short tuning, many draws. The cell (overdispersion) SD
-#: is the slowest to mix, as in the GLMM: on a 40-item Likert pilot with two calls per cell its
-#: R-hat was 1.021 (bulk ESS 427) after 2,000 draws per chain.
-TUNE, DRAWS = 500, 4000
+#: Sampler defaults. Item x prompt at one call per judge is the slowest SD to mix
+#: (benchmarks/bench_ordinal.py, 4,080 scores, five random terms: R-hat 1.013, bulk ESS 508 in
+#: 4 x 2,000 draws at 0.9; 4 x 1,500 at 0.8: ESS 488, at 0.9: 335), so 3,000 per chain. On a
+#: 40-item pilot with two calls per cell, acceptance target 0.8 left 2-4 divergences per fit at
+#: three seeds, 0.9 left 0-1, as did the logit GLMM's 4 x 4,000 at 0.95 (at 2.4x the time).
+TUNE, DRAWS, TARGET_ACCEPT = 600, 3000, 0.9
 #: The fewest categories an ordinal outcome has (two are the binomial family's).
 MIN_CATEGORIES = 3
 
@@ -94,7 +96,7 @@ ORDINAL = Ordinal(
     scale="latent (logit)",
     tune=TUNE,
     draws=DRAWS,
-    target_accept=0.95,
+    target_accept=TARGET_ACCEPT,
     default_method="ordinal",
     theta_variable="score_panel",
     fixed_residual=True,
