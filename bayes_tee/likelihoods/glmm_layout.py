@@ -345,3 +345,8 @@ def binomial_data(design: Design) -> dict[str, np.ndarray]:
 def add_logistic_residual(posterior: xr.Dataset) -> xr.Dataset:
     """The GLMM's call-level ``sigma_replicate``: the logistic residual, a constant "draw"."""
     return posterior.assign(sigma_replicate=xr.full_like(posterior["mu"], np.sqrt(LOGISTIC_VARIANCE)))
+
+
+def add_probit_residual(posterior: xr.Dataset) -> xr.Dataset:
+    """The cumulative-probit GLMM's call-level ``sigma_replicate``: the standard normal's 1."""
+    return posterior.assign(sigma_replicate=xr.full_like(posterior["mu"], 1.0))

@@ -222,8 +222,9 @@ def _ordinal_density(d: Design, p: PriorSpec) -> Density:
 
 
 def _add_probit_residual(posterior: xr.Dataset) -> xr.Dataset:
-    """The cumulative-probit GLMM's call-level ``sigma_replicate``: the standard normal's 1."""
-    return posterior.assign(sigma_replicate=xr.full_like(posterior["mu"], 1.0))
+    from .glmm_layout import add_probit_residual
+
+    return add_probit_residual(posterior)
 
 
 def _binomial_quadrature(d: Design, p: PriorSpec, c: dict | None) -> pm.Model:
