@@ -133,6 +133,7 @@ def build_design(
     family: str = "gaussian",
     overdispersion: bool | None = None,
     thresholds: Literal["common", "judge"] = "common",
+    spread: Literal["common", "judge"] = "common",
     warn: bool = True,
     client: object = None,
 ) -> Design:
@@ -163,6 +164,8 @@ def build_design(
         Binomial and ordinal: the cell-level random effect (default: on when cells repeat).
     thresholds : {"common", "judge"}
         Ordinal: one set of cutpoints for the panel, or each judge its own.
+    spread : {"common", "judge"}
+        Ordinal only: each (fixed) judge its own latent spread (compression), or none.
     warn : bool
         Say the design's notes (dropped rows, one-level facets) as
         :class:`~bayes_tee.DesignWarning`; callers that say them at their own call pass ``False``.
@@ -184,12 +187,13 @@ def build_design(
             "client= computes out-of-core data on a dask cluster: pass a dask DataFrame or a parquet "
             "path with it, or leave client=None for a pandas DataFrame (already in memory)."
         )
-    if thresholds != "common" and (formula is not None or system is not None or is_out_of_core(data)):
-        raise DesignError(
-            f"thresholds={thresholds!r} sets an ordinal fit's cutpoints per judge, from column roles on a "
-            "pandas DataFrame (family='ordinal', judge=...); it does not apply with formula=, system= "
-            "or parquet data."
-        )
+    for name, value in (("thresholds", thresholds), ("spread", spread)):
+        if value != "common" and (formula is not None or system is not None or is_out_of_core(data)):
+            raise DesignError(
+                f"{name}={value!r} sets an ordinal fit's scale use per judge, from column roles on a "
+                "pandas DataFrame (family='ordinal', judge=...); it does not apply with formula=, "
+                "system= or parquet data."
+            )
     if system is not None:
         _check_system(data, system, family, position, swapped)
     if formula is not None:
@@ -253,7 +257,7 @@ def build_design(
         data, outcome=outcome, item=item, prompt=prompt, judge=judge, temperature=temperature,
         replicate=replicate, category=category, position=position, swapped=swapped,
         judge_effect=judge_effect, family=family, overdispersion=overdispersion,
-        thresholds=thresholds, warn=warn,
+        thresholds=thresholds, spread=spread, warn=warn,
     )  # fmt: skip
 
 

@@ -74,3 +74,36 @@ def outcome_values(df: pd.DataFrame, col: str) -> pd.Series:
             f"(e.g. df[{col!r}] / {10 ** np.floor(np.log10(largest)):.0e}) and scale the answers back."
         )
     return y
+
+
+def scale_use_options(options: dict, ordinal: bool, family: str, facets: list[str]) -> tuple[str, str]:
+    """An ordinal fit's ``thresholds`` and ``spread`` options, checked against the outcome and
+    the facets: each is ``"common"`` or ``"judge"``; ``"judge"`` needs an ordinal outcome and a
+    judge column, and a judge-specific spread needs a fixed judge panel.
+
+    >>> scale_use_options({"thresholds": "judge"}, True, "ordinal", ["item", "judge"])
+    ('judge', 'common')
+    """
+    chosen = {k: options.get(k, "common") for k in ("thresholds", "spread")}
+    what = {"thresholds": "cutpoints", "spread": "latent spread"}
+    for name, value in chosen.items():
+        if value not in ("common", "judge"):
+            raise DesignError(f"{name} must be 'common' or 'judge', got {value!r}.")
+        if value == "common":
+            continue
+        if not ordinal:
+            raise DesignError(
+                f"{name}={value!r} sets an ordinal outcome's {what[name]} per judge; family={family!r} "
+                f"has none: use family='ordinal', or drop {name}=."
+            )
+        if "judge" not in facets:
+            raise DesignError(
+                f"{name}='judge' gives each judge its own {what[name]}: name the judge column with "
+                "judge= (two or more judges)."
+            )
+    if chosen["spread"] == "judge" and options.get("judge_effect") == "random":
+        raise DesignError(
+            "spread='judge' estimates each fitted judge's latent spread; a random judge facet also "
+            "stands for new judges, whose spread the fit cannot say. Use judge_effect='fixed'."
+        )
+    return chosen["thresholds"], chosen["spread"]

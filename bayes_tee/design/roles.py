@@ -24,7 +24,7 @@ import pandas as pd
 from .._core.exceptions import DesignError, DesignWarning
 from ..families import FAMILIES, get_family
 from ..pairwise.verdicts import recode, verdict_scores
-from .checks import check_frame, closest_column, outcome_values
+from .checks import check_frame, closest_column, outcome_values, scale_use_options
 from .coding import cell_stats, is_constant, level_codes
 from .losses import ROLES_ATTR, drop_missing, dropped_notes, log_losses
 from .terms import FACETS, Term, model_terms
@@ -98,6 +98,8 @@ class Design:
         cell's calls per category in columns ``y0 .. y{K-1}``.
     thresholds : {"common", "judge"}
         An ordinal outcome's cutpoints: the whole panel's, or each judge's own.
+    spread : {"common", "judge"}
+        An ordinal outcome's latent spread: the link's for every judge, or each judge's own.
     """
 
     roles: Roles
@@ -124,6 +126,7 @@ class Design:
     system: str | None = None
     outcome_levels: tuple[float, ...] | None = None
     thresholds: Literal["common", "judge"] = "common"
+    spread: Literal["common", "judge"] = "common"
 
     @property
     def count_columns(self) -> list[str]:
@@ -239,6 +242,7 @@ class Design:
             "terms": [[t.label, list(t.facets), t.kind] for t in self.terms] if self.formula else None,
             "outcome_levels": None if self.outcome_levels is None else list(self.outcome_levels),
             "thresholds": self.thresholds,
+            "spread": self.spread,
         }
 
     @classmethod
@@ -283,6 +287,7 @@ class Design:
             system=d.get("system"),
             outcome_levels=None if levels_y is None else tuple(levels_y),
             thresholds=d.get("thresholds", "common"),
+            spread=d.get("spread", "common"),
         )
 
 
@@ -362,6 +367,7 @@ def validate_design(
     family: str = "gaussian",
     overdispersion: bool | None = None,
     thresholds: Literal["common", "judge"] = "common",
+    spread: Literal["common", "judge"] = "common",
     warn: bool = True,
 ) -> Design:
     """Check column roles and build the :class:`Design`.
@@ -399,6 +405,8 @@ def validate_design(
         or more calls, where it is identified).
     thresholds : {"common", "judge"}
         Ordinal only: one set of cutpoints for the panel, or each judge its own.
+    spread : {"common", "judge"}
+        Ordinal only: each (fixed) judge its own latent spread (compression), or none.
     warn : bool
         Emit the notes as warnings.
 
@@ -479,7 +487,11 @@ def validate_design(
         summary=dict(n_rows=int(len(yv)), dropped=dropped, y_mean=float(np.mean(yv)), y_sd=y_sd),
         non_binary=non_binary,
         options=dict(
-            judge_effect=judge_effect, family=family, overdispersion=overdispersion, thresholds=thresholds
+            judge_effect=judge_effect,
+            family=family,
+            overdispersion=overdispersion,
+            thresholds=thresholds,
+            spread=spread,
         ),
         warn=warn,
         rows=(row_cell, yv),
@@ -550,19 +562,7 @@ def assemble_design(
     fam = get_family(family)
     fam.check_outcome(outcome, non_binary)
     cells, outcome_levels = fam.cell_counts(outcome, cells, rows, notes)
-    thresholds = options.get("thresholds", "common")
-    if thresholds not in ("common", "judge"):
-        raise DesignError(f"thresholds must be 'common' or 'judge', got {thresholds!r}.")
-    if outcome_levels is None and thresholds != "common":
-        raise DesignError(
-            f"thresholds={thresholds!r} sets an ordinal outcome's cutpoints per judge; family={family!r} "
-            "has none: use family='ordinal', or drop thresholds=."
-        )
-    if thresholds == "judge" and "judge" not in facets:
-        raise DesignError(
-            "thresholds='judge' gives each judge its own cutpoints: name the judge column with "
-            "judge= (two or more judges)."
-        )
+    thresholds, spread = scale_use_options(options, outcome_levels is not None, family, facets)
     if overdispersion is None:
         overdispersion = bool((cells["n"] > 1).any())
     if is_constant(summary["y_sd"], summary["y_mean"]):
@@ -603,6 +603,7 @@ def assemble_design(
         row_y=None if rows is None else rows[1],
         outcome_levels=outcome_levels,
         thresholds=thresholds,
+        spread=spread,
     )
 
 

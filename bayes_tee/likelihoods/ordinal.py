@@ -48,6 +48,9 @@ def ordinal_model(design: Design, priors: PriorSpec) -> pm.Model:
         acc = pt.concatenate([pt.zeros((S, 1)), pt.cumsum(pt.exp(gaps), axis=1)], axis=1)
         cut = pm.Deterministic("cutpoints", acc - acc.mean(axis=1, keepdims=True), dims=CUT_DIMS)
         z = cut[data["cell_set"]] - eta[:, None]
+        if data["spread"]:  # each judge's latent spread: (c - eta) / s_judge
+            log_s = pm.ZeroSumNormal("judge_log_spread", sigma=data["spread_sd"], dims="judge")
+            z = z * pt.exp(-log_s)[data["cell_judge"]][:, None]
         # the CDF and the survival function, and each difference from the side where it does
         # not cancel (as the kernel computes it)
         F, S = (

@@ -26,6 +26,7 @@ import inspect
 import numpy as np
 import pandas as pd  # noqa: F401 - the module example's
 
+from .._core.density import zerosum_basis
 from .._core.exceptions import ArgumentError
 from .._core.priors import PriorSpec
 from ..design.roles import Design
@@ -67,6 +68,8 @@ class OrdinalDensity(GlmmDensity):
         self.coords["gap"] = [f"{k + 1}-{k + 2}" for k in range(K - 2)]
         self.coords["cutpoint"] = [f"{k}|{k + 1}" for k in range(1, K)]
         self.dims["cutpoint_gaps"] = GAP_DIMS
+        if data["spread"]:
+            self.dims["judge_log_spread"] = ("judge",)
         a = self._pack | {
             "counts": data["counts"],
             "cell_set": data["cell_set"],
@@ -77,6 +80,10 @@ class OrdinalDensity(GlmmDensity):
             "link": LINKS[self.link],
             "n_var": len(self.var_terms),
             "K": K,
+            "spread_off": self.layout.slices["judge_log_spread"].start if data["spread"] else -1,
+            "spread_basis": zerosum_basis(data["n_judges"]) if data["spread"] else np.zeros((1, 0)),
+            "cell_judge": data["cell_judge"],
+            "spread_sd": data["spread_sd"],
         }
         self._args = tuple(a[name] for name in KERNEL_ARGUMENTS)
         self._prob_args = tuple(a[name] for name in PROBABILITY_ARGUMENTS)
@@ -87,8 +94,12 @@ class OrdinalDensity(GlmmDensity):
         self.derived = [("mu", ()), ("score_panel", ()), ("cutpoints", (data["n_sets"], K - 1))]
 
     def extra_params(self) -> list[tuple[str, str, tuple[int, ...]]]:
-        """The cutpoint gaps' logs, ``K - 2`` per threshold set."""
-        return [("cutpoint_gaps", "real", (self.data["n_sets"], self.data["K"] - 2))]
+        """The cutpoint gaps' logs, ``K - 2`` per threshold set; each judge's log spread (zero-sum)
+        with ``spread="judge"``.
+        """
+        d = self.data
+        gaps = [("cutpoint_gaps", "real", (d["n_sets"], d["K"] - 2))]
+        return gaps + ([("judge_log_spread", "zerosum", (d["n_judges"],))] if d["spread"] else [])
 
     def logp_grad(self, x: np.ndarray) -> tuple[float, np.ndarray]:
         """Log density and gradient at unconstrained ``x``."""

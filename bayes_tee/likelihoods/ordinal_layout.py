@@ -22,6 +22,9 @@ from ..design.roles import Design
 
 #: Prior SD of a cutpoint gap's log: a gap 4.5 times the even spacing is one SD away.
 GAP_SD = 1.5
+#: Prior SD of a judge's log latent spread (``spread="judge"``): a judge spreading its latent
+#: values 1.65 times the panel's geometric mean is one SD away.
+SPREAD_SD = 0.5
 #: Cumulative proportions are clipped to this distance from 0 and 1 for the grand mean's centre.
 CLIP = 0.01
 
@@ -53,6 +56,10 @@ def ordinal_data(design: Design, link: str) -> dict:
     else:
         cell_set = np.zeros(len(counts), dtype=np.int64)
         labels = ["all"]
+    spread = design.spread == "judge"
+    cell_judge = (
+        design.cells["judge"].to_numpy().astype(np.int64) if spread else np.zeros(len(counts), np.int64)
+    )
     cum = np.cumsum(counts.sum(0))[:-1] / counts.sum()
     mu0 = -float(np.mean(quantile(np.clip(cum, CLIP, 1 - CLIP), link)))
     return {
@@ -64,6 +71,10 @@ def ordinal_data(design: Design, link: str) -> dict:
         "mu0": mu0,
         "gap_mu": gap_centre(K, link),
         "gap_sd": GAP_SD,
+        "spread": spread,
+        "cell_judge": cell_judge,
+        "n_judges": len(design.levels["judge"]) if spread else 1,
+        "spread_sd": SPREAD_SD,
     }
 
 

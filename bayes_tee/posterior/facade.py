@@ -67,10 +67,7 @@ class Posterior(diag.FitResult):
     def __init__(
         self, idata: xr.DataTree, design: Design, priors: PriorSpec, method: str, info: dict | None = None
     ) -> None:
-        self.idata = idata
-        self.design = design
-        self.priors = priors
-        self.method = method
+        self.idata, self.design, self.priors, self.method = idata, design, priors, method
         self.info = dict(info or {})
 
     # -- what was fitted ---------------------------------------------------------------------
@@ -85,10 +82,7 @@ class Posterior(diag.FitResult):
 
     @property
     def formula(self) -> str:
-        """The model as an lme4-style formula over the data's columns: the one given, or the TEE
-        formula the roles wrote (:func:`~bayes_tee.design.formula.write_formula`); refit it with
-        ``fit_posterior(df, formula=post.formula)``.
-        """
+        """The lme4-style formula given, or the one the roles wrote (``write_formula``): refittable."""
         if self.design.formula:
             return self.design.formula
         return write_formula(self.design.roles.outcome, self.terms, self.design.columns)
@@ -123,15 +117,9 @@ class Posterior(diag.FitResult):
         return self._stamp(comp.components_table(self.component_draws(), level))
 
     def design_counts(
-        self,
-        n_items=None,
-        n_prompts=None,
-        n_judges=None,
-        n_temperatures=None,
-        n_replicates=None,
-        n_categories=None,
-        n_positions=None,
-    ) -> dict[str, float]:
+        self, n_items=None, n_prompts=None, n_judges=None, n_temperatures=None, n_replicates=None,
+        n_categories=None, n_positions=None,
+    ) -> dict[str, float]:  # fmt: skip
         """Observed level counts, any of them replaced (:func:`~bayes_tee.posterior.dstudy.counts_with`)."""
         return dstudy.counts_with(self.design, **_arguments(locals()))
 
@@ -255,6 +243,10 @@ class Posterior(diag.FitResult):
     def category_probabilities(self, eta: float | None = None) -> pd.DataFrame:
         """Each set's probability of every score at latent ``eta`` (default the grand mean)."""
         return self._stamp(ordinal.category_probabilities(self, eta=eta))
+
+    def judge_spreads(self, level: float = 0.9) -> pd.DataFrame:
+        """Each judge's latent spread in a ``spread="judge"`` ordinal fit (:mod:`.ordinal`)."""
+        return self._stamp(ordinal.judge_spreads(self, level=level))
 
     def level_effects(self, facet: str = "item", level: float = 0.9) -> pd.DataFrame:
         """Each level's latent effect in a GLMM fit, with ranks (:mod:`bayes_tee.posterior.effects`)."""

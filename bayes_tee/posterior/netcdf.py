@@ -33,7 +33,7 @@ def save(post, path: str | Path, *, keep_effects: bool = False) -> Path:
     vectors only with ``keep_effects``.
     """
     draws = group(post.idata, "posterior")
-    extra = ("p_panel", "score_panel", "cutpoints", "cutpoint_gaps")
+    extra = ("p_panel", "score_panel", "cutpoints", "cutpoint_gaps", "judge_log_spread")
     names = [t.var_name for t in post.terms] + ["mu"] + [v for v in extra if v in draws]
     meta = {
         "design": post.design.to_dict(),

@@ -93,12 +93,46 @@ def category_probabilities(post: Posterior, eta: float | None = None) -> pd.Data
     values = cut.values.reshape(-1, *cut.shape[2:])
     at = P["mu"].values.reshape(-1) if eta is None else np.full(values.shape[0], float(eta))
     link = get_family(post.family).link
-    at = np.broadcast_to(at[:, None], values.shape[:2])
+    names = cut["threshold_set"].values.astype(str)
+    spread = None
+    if "judge_log_spread" in P:  # each judge at its own spread: per judge, not per set
+        ls = P["judge_log_spread"].transpose("chain", "draw", "judge")
+        spread = np.exp(ls.values.reshape(-1, ls.shape[-1]))
+        values = np.broadcast_to(values, (values.shape[0], spread.shape[1], values.shape[2]))
+        names = ls["judge"].values.astype(str)
+    at, values = pr._on_spread(np.broadcast_to(at[:, None], values.shape[:2]), values, spread)
     probs = np.median(pr.category_probabilities(at, values, link), axis=0)  # (sets, K)
     scores = [f"{v:g}" for v in post.design.outcome_levels]
-    return pd.DataFrame(
-        probs, index=pd.Index(cut["threshold_set"].values.astype(str), name="set"), columns=scores
-    )
+    return pd.DataFrame(probs, index=pd.Index(names, name="set"), columns=scores)
+
+
+def judge_spreads(post: Posterior, level: float = 0.9) -> pd.DataFrame:
+    """Each judge's latent spread in a ``spread="judge"`` fit: ``s_j`` in
+    ``P(y <= k) = F((c_k - eta) / s_j)``, relative to the panel's geometric mean (1). A judge
+    with ``s > 1`` separates items less on the latent scale (compression, central tendency);
+    ``s < 1``, more.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per judge: ``median``, ``low``, ``high`` of its spread, and ``level``.
+
+    Examples
+    --------
+    >>> post.judge_spreads()  # doctest: +SKIP
+    """
+    _require_ordinal(post)
+    if post.design.spread != "judge":
+        raise ArgumentError(
+            "judge_spreads belongs to a fit with spread='judge' (each judge its own latent spread); "
+            "refit with fit_posterior(..., family='ordinal', spread='judge')."
+        )
+    q = (1 - check_level(level)) / 2
+    ls = group(post.idata, "posterior")["judge_log_spread"].transpose("chain", "draw", "judge")
+    s = np.exp(ls.values.reshape(-1, ls.shape[-1]))
+    lo, med, hi = np.quantile(s, [q, 0.5, 1 - q], axis=0)
+    judges = ls["judge"].values.astype(str)
+    return pd.DataFrame({"judge": judges, "median": med, "low": lo, "high": hi, "level": level})
 
 
 def scale_use(common: Posterior, judge: Posterior, level: float = 0.9) -> pd.DataFrame:

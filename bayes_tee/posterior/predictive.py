@@ -188,6 +188,7 @@ class _Draws:
     cuts: np.ndarray | None = None  # ordinal: (S, threshold sets, K - 1) cutpoints
     values: np.ndarray | None = None  # ordinal: (K,) the categories' scores
     judge_sets: bool = False  # ordinal: each judge its own threshold set
+    spread: np.ndarray | None = None  # ordinal, spread="judge": (S, judges) latent spreads
 
 
 def draws_from(
@@ -216,7 +217,22 @@ def draws_from(
         return _Draws(sigma, fixed, rep, mu, family)
     cut = posterior["cutpoints"].transpose("chain", "draw", "threshold_set", "cutpoint").values
     cut = cut.reshape(-1, *cut.shape[2:])[index]
-    return _Draws(sigma, fixed, rep, mu, family, cut, np.asarray(values, float), cut.shape[1] > 1)
+    spread = None
+    if "judge_log_spread" in posterior:  # each judge its own set: its cutpoints and spread
+        ls = posterior["judge_log_spread"].transpose("chain", "draw", "judge").values
+        spread = np.exp(ls.reshape(-1, ls.shape[-1])[index])
+        cut = np.broadcast_to(cut, (len(index), spread.shape[1], cut.shape[2]))
+    judge_sets = cut.shape[1] > 1 or spread is not None
+    return _Draws(sigma, fixed, rep, mu, family, cut, np.asarray(values, float), judge_sets, spread)
+
+
+def _on_spread(eta: np.ndarray, cuts: np.ndarray, spread: np.ndarray | None) -> tuple:
+    """``(eta, cuts)`` divided by each cell's judge spread (``spread`` ``(B, cells)``), so that
+    ``F(cuts - eta)`` is the spread model's ``F((c - eta) / s)``; as they are without one.
+    """
+    if spread is None:
+        return eta, cuts
+    return eta / spread, cuts / spread[..., None]
 
 
 def population_mean_probability(draws: _Draws, n_nodes: int = 40) -> np.ndarray:
@@ -268,8 +284,10 @@ def population_mean_score(draws: _Draws, n_nodes: int = 40) -> np.ndarray:
             else np.repeat(sets, L)
         )
     eta = shift[:, :, None] + np.sqrt(2.0 * var)[:, None, None] * x[None, None, :]  # (S, M, nodes)
-    cuts = draws.cuts[:, sets, :]  # (S, M, K - 1)
-    above = _exceed(cuts[:, :, None, :] - eta[..., None], link)  # (S, M, nodes, K - 1)
+    cuts = np.broadcast_to(draws.cuts[:, sets, None, :], (*eta.shape, draws.cuts.shape[2]))
+    spread = None if draws.spread is None else np.broadcast_to(draws.spread[:, sets, None], eta.shape)
+    eta, cuts = _on_spread(eta, cuts, spread)
+    above = _exceed(cuts - eta[..., None], link)  # (S, M, nodes, K - 1)
     score = draws.values[0] + above @ np.diff(draws.values)
     return (score * w).sum(axis=2).mean(axis=1) / np.sqrt(np.pi)
 
@@ -422,9 +440,9 @@ def simulate_studies(
             var += sens * _panel_factor((W**2).sum(axis=1), n_fit, mode)
         if ordinal:
             cuts = draws.cuts[s][:, 0, None, :] if cell_set is None else draws.cuts[s[:, None], cell_set]
-            counts = _ordinal_calls(
-                rng, n, draws.mu[s][:, None] + latent, cuts, get_family(draws.family).link
-            )
+            spread = None if draws.spread is None else draws.spread[s[:, None], cell_set]
+            eta, cuts = _on_spread(draws.mu[s][:, None] + latent, cuts, spread)
+            counts = _ordinal_calls(rng, n, eta, cuts, get_family(draws.family).link)
             total_v = counts @ draws.values
             theta_hat = total_v.sum(axis=1) / ntot
             mean_sq = (counts @ draws.values**2).sum(axis=1) / ntot
@@ -536,11 +554,13 @@ def probability_contributions(
 
     def moments(eta, cuts):
         """Per cell the outcome's mean and variance at latent ``eta`` (success probability and
-        Bernoulli variance; an ordinal fit's expected score and score variance at ``cuts``).
+        Bernoulli variance; an ordinal fit's expected score and score variance at ``cuts``,
+        a pair of the cells' cutpoints and judge spreads).
         """
         if not ordinal:
             p = 1.0 / (1.0 + np.exp(-eta))
             return p, p * (1 - p)
+        eta, cuts = _on_spread(eta, *cuts)
         above = _exceed(cuts - eta[..., None], link)  # P(y > k), (B, cells, K - 1)
         v, dv = draws.values, np.diff(draws.values)
         mean = v[0] + above @ dv
@@ -559,15 +579,16 @@ def probability_contributions(
         # as drawn below; a new judge of a random facet takes a fitted judge's)
         sets = {"judge": None}
 
-        def cell_cuts() -> np.ndarray | None:
+        def cell_cuts() -> tuple | None:  # each cell's cutpoints and judge spread
             if not ordinal:
                 return None
             if not draws.judge_sets:
-                return draws.cuts[s][:, 0, None, :]
+                return draws.cuts[s][:, 0, None, :], None
             pick = sets["judge"]
             if pick is None:
                 pick = rng.integers(draws.cuts.shape[1], size=(B, lay.levels["judge"]))[:, lay.codes["judge"]]
-            return draws.cuts[s[:, None], pick]
+            spread = None if draws.spread is None else draws.spread[s[:, None], pick]
+            return draws.cuts[s[:, None], pick], spread
 
         def draw_term(lab: str) -> np.ndarray:
             if lab in index:

@@ -109,6 +109,7 @@ def layout_key(design: Design, spec: PriorSpec, method: str, extra: object = Non
         "priors": spec.to_dict(),
         "family": design.family,
         "overdispersion": design.overdispersion,
+        "scale_use": (design.thresholds, design.spread),
         "extra": extra,
     }
     return hashlib.sha1(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
@@ -269,6 +270,7 @@ def fit_posterior(
     family: str = "gaussian",
     overdispersion: bool | None = None,
     thresholds: Literal["common", "judge"] = "common",
+    spread: Literal["common", "judge"] = "common",
     priors: str | PriorSpec | dict | None = None,
     method: str = "auto",
     chains: int = 4,
@@ -330,6 +332,9 @@ def fit_posterior(
     thresholds : {"common", "judge"}
         Ordinal: one set of cutpoints for the whole panel, or each judge its own (scale-use
         heterogeneity: a judge who uses only 3-5 and one who uses 1-5).
+    spread : {"common", "judge"}
+        Ordinal: each fixed judge its own latent spread, ``P(y <= k) = F((c_k - eta) / s_judge)``
+        (compression: a judge with ``s > 1`` separates items less), or the link's for all.
     priors : str, PriorSpec or dict, optional
         A preset name from :data:`bayes_tee._core.priors.PRESETS` or a spec; default half-t(3).
     method : str
@@ -386,7 +391,7 @@ def fit_posterior(
         df, formula=formula, outcome=outcome, item=item, prompt=prompt, judge=judge,
         temperature=temperature, replicate=replicate, category=category, position=position,
         swapped=swapped, judge_effect=judge_effect, system=system, family=family,
-        overdispersion=overdispersion, thresholds=thresholds, warn=False, client=client,
+        overdispersion=overdispersion, thresholds=thresholds, spread=spread, warn=False, client=client,
     )  # fmt: skip
     for note in design.notes:  # said here, so the warning points at the user's call
         warnings.warn(note, DesignWarning, stacklevel=2)

@@ -229,7 +229,7 @@ def compare_links(
             f"family= names the GLMM compared with the linear model ('binomial', 'ordinal' or "
             f"'ordinal_probit'), got {family!r}."
         )
-    latent_only = {k: fit_kwargs.pop(k) for k in ("thresholds",) if k in fit_kwargs}
+    latent_only = {k: fit_kwargs.pop(k) for k in ("thresholds", "spread") if k in fit_kwargs}
     lpm = fit_posterior(df, family="gaussian", random_seed=random_seed, **fit_kwargs)
     glmm = fit_posterior(df, family=family, random_seed=random_seed, **fit_kwargs, **latent_only)
     return link_comparison(lpm, glmm, level=level)

@@ -63,6 +63,9 @@ LAYOUTS = {
     "ordinal, judge cutpoints, calls lost": lambda: _fit(
         _pilot(0.05, outcome="ordinal"), **ROLES, family="ordinal", thresholds="judge"
     ),
+    "ordinal probit, judge spreads, calls lost": lambda: _fit(
+        _pilot(0.05, outcome="ordinal"), **ROLES, family="ordinal_probit", spread="judge"
+    ),
     "single facet": lambda: _fit(
         _pilot()[
             lambda d: (
@@ -113,7 +116,7 @@ CALLS = {
     "compare": lambda p, tmp: p.compare("s0", "s1"),
     "reliability (systems)": lambda p, tmp: p.reliability(object="system"),
     "system plots": lambda p, tmp: [p.plot_leaderboard(), p.plot_pairs(), p.plot_ranks()],
-    "cutpoints": lambda p, tmp: [p.cutpoints(), p.category_probabilities()],
+    "cutpoints": lambda p, tmp: [p.cutpoints(), p.category_probabilities(), p.judge_spreads()],
     "level effects": lambda p, tmp: p.level_effects("item"),
 }
 

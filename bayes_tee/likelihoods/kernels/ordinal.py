@@ -14,6 +14,12 @@ set's cutpoints are centred (they sum to zero, so the intercept and the fixed ef
 location) and spaced by positive gaps ``exp(g)``: ``K - 2`` free coordinates per set in ``x``
 from ``gap_off``, each ``g ~ N(gap_mu, gap_sd)``. A set is the whole panel
 (``thresholds="common"``) or one judge (``"judge"``): each cell names its set in ``cell_set``.
+
+With a judge-specific latent spread (``spread="judge"``, ``spread_off >= 0``) judge ``j`` sees
+``P(y <= k) = F((c_k - eta) / s_j)``: ``log s`` is a zero-sum vector over the judges (their
+geometric-mean spread is the link's), ``J - 1`` coordinates from ``spread_off`` mapped by
+``spread_basis``, with a zero-sum Normal(0, ``spread_sd``) prior; each cell names its judge in
+``cell_judge``. A judge with ``s_j > 1`` separates items less on the latent scale: compression.
 """
 
 from __future__ import annotations
@@ -116,6 +122,17 @@ def cell_loglik(counts_c, cut_s, eta, link, g_cut):  # pragma: no cover - compil
 
 
 @numba.njit(cache=True, nogil=True)
+def _log_spread(x, spread_off, spread_basis, spread_sd):  # pragma: no cover - compiled
+    """Each judge's log spread (zeros without one) and their zero-sum Normal log prior."""
+    J = spread_basis.shape[0]
+    if spread_off < 0:
+        return np.zeros(J), 0.0
+    log_s = spread_basis @ np.ascontiguousarray(x[spread_off : spread_off + J - 1])
+    lp = -0.5 * (log_s @ log_s) / spread_sd**2 - (J - 1) * (_HALF_LOG_2PI + math.log(spread_sd))
+    return log_s, lp
+
+
+@numba.njit(cache=True, nogil=True)
 def ordinal_logp_grad(
     x,
     # SD priors, one per random term (x[0:n_var] are the log SDs)
@@ -157,6 +174,11 @@ def ordinal_logp_grad(
     gap_mu,
     gap_sd,
     link,
+    # judge-specific spread (module docstring); spread_off = -1: none
+    spread_off,
+    spread_basis,
+    cell_judge,
+    spread_sd,
 ):  # pragma: no cover - compiled
     """Log density and its gradient at unconstrained ``x``; the arguments are packed by
     :class:`~bayes_tee.likelihoods.ordinal_density.OrdinalDensity`.
@@ -172,6 +194,17 @@ def ordinal_logp_grad(
     cut, lp_gap, gaps = cutpoints(x, gap_off, n_sets, K, gap_mu, gap_sd)
     logp += lp_gap
     g_cut = np.zeros((n_sets, K - 1))
+    J = spread_basis.shape[0]
+    log_s, lp_s = _log_spread(x, spread_off, spread_basis, spread_sd)
+    logp += lp_s
+    inv_s = np.exp(-log_s)
+    g_ls = np.zeros(J)
+    # each (set, judge)'s cutpoints over the judge's spread, and their gradient
+    cut_sc = np.empty((n_sets, J, K - 1))
+    g_sc = np.zeros((n_sets, J, K - 1))
+    for a in range(n_sets):
+        for j in range(J):
+            cut_sc[a, j] = cut[a] * inv_s[j]
 
     n_cells = counts.shape[0]
     n_b = betas.size
@@ -182,7 +215,14 @@ def ordinal_logp_grad(
     for c in range(n_cells):
         eta = _linear_predictor(c, eta0, vals, cell_at)
         s = cell_set[c]
-        ll, ge = cell_loglik(counts[c], cut[s], eta, link, g_cut[s])
+        if spread_off >= 0:
+            j = cell_judge[c]
+            e = eta * inv_s[j]
+            ll, ge_s = cell_loglik(counts[c], cut_sc[s, j], e, link, g_sc[s, j])
+            ge = ge_s * inv_s[j]
+            g_ls[j] -= ge_s * e  # d t / d log s = -t, t = (c - eta) / s
+        else:
+            ll, ge = cell_loglik(counts[c], cut[s], eta, link, g_cut[s])
         logp += ll
         if mu_in_eta:
             g_mu += ge
@@ -196,6 +236,14 @@ def ordinal_logp_grad(
         r_xoff, r_xn, r_xpos,
     )  # fmt: skip
     finish_gradient(grad, sd, g_sd, g_mu, g_betas, b_off, fix_off, fix_len, bases, base_off)
+    if spread_off >= 0:
+        for a in range(n_sets):
+            for j in range(J):
+                for k in range(K - 1):
+                    g_cut[a, k] += g_sc[a, j, k] * inv_s[j]
+                    g_ls[j] -= g_sc[a, j, k] * cut_sc[a, j, k]
+        g_ls -= log_s / (spread_sd * spread_sd)
+        grad[spread_off : spread_off + J - 1] = g_ls @ spread_basis
     # the gaps: cut_j = (sum of gaps below j) - mean over j, so d cut_j / d g_k =
     # gap_k * (1[j > k] - (K - 2 - k) / (K - 1)); plus the gaps' own prior
     for s in range(n_sets):
@@ -215,7 +263,7 @@ def ordinal_logp_grad(
 def cell_category_probabilities(
     x, n_var, mu_in_eta, fix_off, fix_len, bases, base_off, r_off, r_len, r_sd, r_centred,
     r_parent, r_pidx, r_pidx_off, r_swept, r_bases, r_base_off, r_xoff, r_xn, r_xpos, cell_at,
-    cell_set, gap_off, n_sets, K, link,
+    cell_set, gap_off, n_sets, K, link, spread_off, spread_basis, cell_judge,
 ):  # fmt: skip  # pragma: no cover - compiled
     """Each cell's category probabilities ``(n_cells, K)`` at ``x``, and the grand mean."""
     sd = np.exp(x[:n_var])
@@ -226,15 +274,17 @@ def cell_category_probabilities(
         r_swept, r_bases, r_base_off, r_xoff, r_xn, r_xpos,
     )  # fmt: skip
     cut, _, _ = cutpoints(x, gap_off, n_sets, K, 0.0, 1.0)
+    inv_s = np.exp(-_log_spread(x, spread_off, spread_basis, 1.0)[0])
     vals = _side_by_side(betas, eff)
     eta0 = intercept if mu_in_eta else 0.0
     out = np.zeros((cell_at.shape[0], K))
     for c in range(cell_at.shape[0]):
         eta = _linear_predictor(c, eta0, vals, cell_at)
         cs = cut[cell_set[c]]
+        scale = inv_s[cell_judge[c]] if spread_off >= 0 else 1.0
         below = 0.0
         for k in range(K - 1):
-            F, _, _ = _cdf_pdf(cs[k] - eta, link)
+            F, _, _ = _cdf_pdf((cs[k] - eta) * scale, link)
             out[c, k] = F - below
             below = F
         out[c, K - 1] = 1.0 - below
