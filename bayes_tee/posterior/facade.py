@@ -245,7 +245,7 @@ class Posterior(diag.FitResult):
         return self._stamp(ordinal.category_probabilities(self, eta=eta))
 
     def judge_spreads(self, level: float = 0.9) -> pd.DataFrame:
-        """Each judge's latent spread in a ``spread="judge"`` ordinal fit (:mod:`.ordinal`)."""
+        """Each judge's latent spread (:func:`bayes_tee.posterior.ordinal.judge_spreads`)."""
         return self._stamp(ordinal.judge_spreads(self, level=level))
 
     def level_effects(self, facet: str = "item", level: float = 0.9) -> pd.DataFrame:
