@@ -132,6 +132,8 @@ def _fit(args, df, roles):
             method=getattr(args, "method", "auto"),
             formula=getattr(args, "formula", None),
             system=getattr(args, "system", None),
+            thresholds=getattr(args, "thresholds", "common"),
+            spread=getattr(args, "spread", "common"),
         )
 
 
@@ -333,6 +335,13 @@ def _data_args(p: argparse.ArgumentParser, saved: bool = False) -> None:
         default="gaussian",
         help="%(choices)s; gaussian: linear (probability) model; binomial: logit GLMM for 0/1 outcomes",
     )
+    for flag, what in (("thresholds", "cutpoints"), ("spread", "latent spread")):
+        p.add_argument(
+            f"--{flag}",
+            choices=("common", "judge"),
+            default="common",
+            help=f"ordinal family: one {what} for the panel (the default) or each judge its own",
+        )
     p.add_argument(
         "--judge-effect",
         choices=("fixed", "random"),
@@ -434,7 +443,8 @@ def _design(args, df, roles: dict):
 
     return build_design(
         df, formula=args.formula, **roles, swapped=getattr(args, "swapped", None), family=args.family,
-        judge_effect=args.judge_effect, system=args.system, warn=False,
+        judge_effect=args.judge_effect, system=args.system, thresholds=args.thresholds, spread=args.spread,
+        warn=False,
     )  # fmt: skip
 
 

@@ -390,3 +390,22 @@ def test_an_unexpected_error_is_one_line_exit_3(monkeypatch, capsys):
     monkeypatch.setenv("BAYES_TEE_TRACEBACK", "1")
     with pytest.raises(TypeError):
         main(["demo", "--quiet"])
+
+
+@pytest.mark.filterwarnings("ignore::bayes_tee.DesignWarning")
+def test_fit_likert_scores_with_judge_scale_use(tmp_path, capsys):
+    df = bt.simulate.tee_dgp(20, 2, 3, 1, 2, outcome="ordinal", random_seed=2)
+    df.loc[df.index[:4], "score"] = np.nan  # rows lost: counted, not silent
+    data = tmp_path / "likert.csv"
+    df.to_csv(data, index=False)
+    argv = ["fit", str(data), "--outcome", "score", "--item", "item", "--prompt", "prompt"]
+    argv += ["--judge", "judge"]
+    scale = ["--family", "ordinal", "--thresholds", "judge", "--spread", "judge"]
+    sampler = ["--draws", "200", "--tune", "200", "--quiet"]
+    assert main(argv + scale + ["--out", str(tmp_path / "p"), *sampler]) == 0
+    out = capsys.readouterr().out
+    assert "cumulative-logit GLMM" in out and "each judge its own cutpoints and latent spread" in out
+    assert "Cutpoints (latent scale" in out and "Judge latent spreads" in out
+    assert "4 dropped" in out
+    assert main(argv + ["--spread", "judge", "--out", str(tmp_path / "q")]) == 1
+    assert "family='gaussian' has none" in capsys.readouterr().err

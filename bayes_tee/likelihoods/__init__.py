@@ -14,6 +14,8 @@ cells                any Gaussian design, random effects sampled (when marginal 
 rows                 one term per call: the textbook baseline, for benchmarks                  cells
 binomial             the logit GLMM on successes out of trials per cell, cell effect sampled   binomial
 binomial_quadrature  the GLMM with the cell effect integrated out by adaptive quadrature       quadrature
+ordinal              cumulative-logit GLMM on each cell's calls per category (Likert scores)   ordinal
+ordinal_probit       the same with the probit link                                             ordinal
 ===================  ========================================================================  ==========
 
 :data:`LIKELIHOODS` maps each name to what the rest of the package needs to know about it

@@ -423,6 +423,13 @@ def method_note(design: Design, method: str) -> str:
             f"{marginal_cost(design):.2g} flops per evaluation: the many-level effects are sampled, "
             "the few-level ones integrated out."
         )
+    if method.startswith("ordinal"):
+        link = get_family(design.family).link
+        extras = [
+            w for w, v in (("cutpoints", design.thresholds), ("latent spread", design.spread)) if v == "judge"
+        ]
+        own = f" (each judge its own {' and '.join(extras)})" if extras else ""
+        return f"{method}: the cumulative-{link} GLMM on each cell's calls per category{own}."
     return f"{method}: the logit GLMM on successes out of trials per cell."
 
 

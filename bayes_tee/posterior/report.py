@@ -73,8 +73,22 @@ def summary(post: Posterior) -> str:
             post.shares().drop(columns="divisor").round(4).to_string(index=False),
             "\ntheta:",
             post.theta().round(4).T.to_string(header=False),
+            *_scale_use_lines(post),
         ],
     )
+
+
+def _scale_use_lines(post: Posterior) -> list[str]:
+    """An ordinal fit's cutpoints per set (and each judge's latent spread): how the scale is used."""
+    if post.design.outcome_levels is None:
+        return []
+    cut = post.cutpoints().pivot(index="set", columns="cutpoint", values="median")
+    lines = ["\nCutpoints (latent scale, posterior medians; centred per set):", cut.round(3).to_string()]
+    if post.design.spread == "judge":
+        spread = post.judge_spreads().drop(columns="level").round(3)
+        title = "\nJudge latent spreads (1 = the panel's geometric mean; > 1 compresses):"
+        lines += [title, spread.to_string(index=False)]
+    return lines
 
 
 def framed_summary(post: Posterior, middle) -> str:
