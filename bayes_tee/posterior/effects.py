@@ -1,5 +1,6 @@
-"""Each level's own effect in a GLMM fit (binomial or ordinal): which items are hard, which
-prompts are lenient, on the latent scale, with intervals.
+"""Each level's own effect: which items are hard, which prompts are lenient (GLMM fits, on the
+latent scale), which judges are strict or which systems lead (any fit's fixed facets), with
+intervals and ranks.
 
 A level's effect is its deviation from the average level of its term, per posterior draw
 (the grand mean, and for items nested in categories nothing else, taken out), so a ranking of
@@ -33,10 +34,12 @@ def level_effects(post: Posterior, facet: str = "item", level: float = 0.9) -> p
     Parameters
     ----------
     post : Posterior
-        A GLMM fit (``family="binomial"``, ``"ordinal"`` or ``"ordinal_probit"``).
+        Any fit for a fixed facet (judges, temperatures, the systems of a formula fit such as
+        ``y ~ model + (1|item) + (1|item:model)``); a GLMM fit (``family="binomial"``,
+        ``"ordinal"`` or ``"ordinal_probit"``) for a random one.
     facet : str
-        A random main-effect term: ``"item"``, ``"prompt"``, a random judge or temperature, a
-        category.
+        A main-effect term: ``"item"``, ``"prompt"``, a judge or temperature facet, a category,
+        a fixed factor.
     level : float
         Central interval.
 
@@ -50,10 +53,12 @@ def level_effects(post: Posterior, facet: str = "item", level: float = 0.9) -> p
     Raises
     ------
     ArgumentError
-        For a Gaussian fit (whose marginal likelihoods integrate the level effects out: rank
-        items by their mean score there, which the linear model's estimates follow on a
-        balanced design), a facet that is not a random main effect, or a fit loaded from a
-        file saved without ``keep_effects=True``.
+        For a random facet of a Gaussian fit (whose marginal likelihoods integrate the level
+        effects out: rank items by their mean score there, which the linear model's estimates
+        follow on a balanced design), or a fit loaded from a file saved without
+        ``keep_effects=True``.
+    UnknownNameError
+        For a facet that is not a main effect of the fit.
 
     Examples
     --------
@@ -61,20 +66,25 @@ def level_effects(post: Posterior, facet: str = "item", level: float = 0.9) -> p
     >>> tab.sort_values("rank").head()  # doctest: +SKIP
     """
     check_level(level)
+    draws = group(post.idata, "posterior")
+    fixed = {t.label: t for t in post.terms if t.kind == "fixed"}
+    if facet in fixed:  # a fixed facet (judges, temperatures, systems): its effects are drawn
+        arr = draws[fixed[facet].var_name].transpose("chain", "draw", facet)
+        values = arr.values.reshape(-1, arr.shape[-1])
+        return _table(post, facet, list(post.design.levels[facet]), values, level)
+    random = {t.label for t in post.terms if t.kind == "random" and len(t.facets) == 1}
+    if facet not in random:
+        raise UnknownNameError(
+            f"facet={facet!r} is not a main effect of this fit; choose one of {sorted(random | set(fixed))}."
+        )
     lk = LIKELIHOODS[post.method]
     density = lk.density(post.design, post.priors) if lk.density is not None else None
     if not isinstance(density, GlmmDensity):
         raise ArgumentError(
-            f"level_effects needs a GLMM fit (family='binomial' or 'ordinal'); this is a "
-            f"{post.family!r} fit with likelihood {post.method!r}, whose level effects are "
-            "integrated out. Rank levels by their mean score instead."
+            f"level_effects of a random facet ({facet!r}) needs a GLMM fit (family='binomial' or "
+            f"'ordinal'); this is a {post.family!r} fit with likelihood {post.method!r}, whose random "
+            "level effects are integrated out. Rank levels by their mean score instead."
         )
-    labels = {g.term.label for g in density.terms if len(g.term.facets) == 1}
-    if facet not in labels:
-        raise UnknownNameError(
-            f"facet={facet!r} is not a random main effect of this fit; choose one of {sorted(labels)}."
-        )
-    draws = group(post.idata, "posterior")
     names = [name for name, _, _ in density.layout.parameters]
     missing = [n for n in names if n not in draws]
     if missing:
@@ -85,14 +95,19 @@ def level_effects(post: Posterior, facet: str = "item", level: float = 0.9) -> p
     n_chain, n_draw = draws.sizes["chain"], draws.sizes["draw"]
     n = n_chain * n_draw
     x = density.layout.flatten({k: draws[k].values.reshape(n, -1) for k in names}, n)
-    eff = density.level_effects(facet, x)
+    g = next(g for g in density.terms if g.term.label == facet)
+    return _table(post, facet, g.labels, density.level_effects(facet, x), level)
+
+
+def _table(post: Posterior, facet: str, labels: list, eff: np.ndarray, level: float) -> pd.DataFrame:
+    """The level-effects table of draws ``eff`` ``(n_draws, L)``, centred per draw."""
+    eff = eff - eff.mean(axis=1, keepdims=True)
     tail = (1 - level) / 2
     low, high = np.quantile(eff, [tail, 1 - tail], axis=0)
     mean = eff.mean(axis=0)
-    g = next(g for g in density.terms if g.term.label == facet)
     out = pd.DataFrame(
         {
-            facet: g.labels,
+            facet: labels,
             "mean": mean,
             "sd": eff.std(axis=0, ddof=1),
             "low": low,

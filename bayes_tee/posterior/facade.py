@@ -249,7 +249,7 @@ class Posterior(diag.FitResult):
         return self._stamp(ordinal.judge_spreads(self, level=level))
 
     def level_effects(self, facet: str = "item", level: float = 0.9) -> pd.DataFrame:
-        """Each level's latent effect in a GLMM fit, with ranks (:mod:`bayes_tee.posterior.effects`)."""
+        """Each level's effect and rank (:func:`bayes_tee.posterior.effects.level_effects`)."""
         return self._stamp(effects.level_effects(self, facet=facet, level=level))
 
     def simulate_design(

@@ -63,9 +63,30 @@ def test_binomial_item_effects_follow_the_truth(n_categories, lost):
 
 
 @pytest.mark.filterwarnings("ignore::bayes_tee.DiagnosticWarning")  # short chains
-def test_gaussian_fits_have_no_level_effects():
+def test_gaussian_fits_rank_fixed_facets_but_not_random_ones():
     df = bt.datasets.load("tee_demo")
     post = bt.fit_posterior(df, outcome="score", item="item", prompt="prompt", judge="judge",
                             draws=100, tune=100, chains=2, progressbar=False)  # fmt: skip
     with pytest.raises(bt.ArgumentError, match="GLMM fit"):
         post.level_effects("item")
+    with pytest.raises(bt.UnknownNameError, match="choose one of"):
+        post.level_effects("item:judge")
+    # fixed judges: their drawn effects, in the order of the judges' mean scores (balanced data)
+    judges = post.level_effects("judge")
+    means = df.groupby("judge")["score"].mean()
+    assert list(judges.sort_values("rank")["judge"]) == list(means.sort_values(ascending=False).index)
+    assert abs(judges["mean"].sum()) < 1e-9
+
+
+@pytest.mark.filterwarnings("ignore::bayes_tee.DiagnosticWarning")  # short chains
+@pytest.mark.filterwarnings("ignore::bayes_tee.DesignWarning")
+def test_likert_systems_of_a_formula_fit_are_ranked_on_the_latent_scale():
+    df = bt.simulate.systems_dgp(n_systems=4, n_items=30, n_prompts=2, n_replicates=1, random_seed=3)
+    df["y"] = np.digitize(df["score"], np.quantile(df["score"], [0.2, 0.4, 0.6, 0.8])) + 1
+    post = bt.fit_posterior(
+        df, formula="y ~ model + judge + (1|item) + (1|item:model) + (1|prompt)", family="ordinal",
+        draws=300, tune=300, chains=2, random_seed=1, progressbar=False,
+    )  # fmt: skip
+    tab = post.level_effects("model").set_index("model")
+    means = df.groupby("model")["y"].mean()
+    assert tab["rank"].idxmin() == means.idxmax() and tab["rank"].idxmax() == means.idxmin()
