@@ -133,12 +133,20 @@ class PriorSpec:
         outcome SDs is pulled in by 0.04% of its distance, ``se^2 / (se^2 + 10^2)``).
     intercept_scale : float
         SD of the Normal prior on the grand mean around the data mean, in outcome SDs.
+    reference : (float, float), optional
+        The ``(location, scale)`` every prior is relative to, in the outcome's units, instead of
+        the data's mean and SD: priors that do not look at the data (simulation-based
+        calibration; one prior for many data sets). A GLMM's latent scale has its own unit (the
+        link's); its grand mean's prior is then centred at ``location`` (on the latent scale)
+        instead of the data's rate.
 
     Examples
     --------
     >>> spec = PriorSpec(overrides=(("prompt", SDPrior("half_normal", 0.5)),))
     >>> spec.for_component("prompt").family
     'half_normal'
+    >>> PriorSpec(reference=(3.0, 1.2)).reference
+    (3.0, 1.2)
     """
 
     name: str = "default"
@@ -147,6 +155,17 @@ class PriorSpec:
     fixed_scale: float = 1.0
     intercept_scale: float = 2.0
     system_scale: float = 10.0
+    reference: tuple[float, float] | None = None
+
+    def __post_init__(self) -> None:
+        if self.reference is not None:
+            ref = tuple(float(v) for v in self.reference)
+            if len(ref) != 2 or not np.isfinite(ref).all() or not ref[1] > 0:
+                raise ArgumentError(
+                    f"reference must be (location, scale) with a finite location and a positive scale, "
+                    f"got {self.reference!r}."
+                )
+            object.__setattr__(self, "reference", ref)
 
     def for_component(self, label: str) -> SDPrior:
         """The SD prior of one component."""
@@ -177,6 +196,7 @@ class PriorSpec:
             fixed_scale=d["fixed_scale"],
             intercept_scale=d["intercept_scale"],
             system_scale=d.get("system_scale", 10.0),
+            reference=None if d.get("reference") is None else tuple(d["reference"]),
         )
 
 

@@ -99,8 +99,11 @@ class Family:
         """Whether the model has a cell-level random effect (beside the residual)."""
         return True
 
-    def standardize(self, design: Any) -> tuple[Any, float, float]:
+    def standardize(
+        self, design: Any, reference: tuple[float, float] | None = None
+    ) -> tuple[Any, float, float]:
         """The design with its scores on the scale the sampler sees, and the location and scale
-        that put draws back on the user's scale (``(design, 0.0, 1.0)``: left as it is).
+        that put draws back on the user's scale (``(design, 0.0, 1.0)``: left as it is; a GLMM
+        reads the priors' ``reference`` itself).
         """
         return design, 0.0, 1.0

@@ -26,17 +26,24 @@ TUNE, DRAWS = 1000, 1000
 class Gaussian(Family):
     """Identity link; the scores are standardised before sampling."""
 
-    def standardize(self, design: Any) -> tuple[Any, float, float]:
+    def standardize(
+        self, design: Any, reference: tuple[float, float] | None = None
+    ) -> tuple[Any, float, float]:
         """The design with its scores standardised (mean 0, SD 1), and the location and scale.
 
         Every prior is relative to the outcome's mean and SD, so the model on standardised
         scores is the same model; sampling it keeps the sampler's arithmetic near unit scale
         whatever the user's units (scores times 1e12 otherwise overflow the sums of squares and
-        the step size). A constant outcome is left as it is.
+        the step size). A constant outcome is left as it is. With the priors' ``reference``
+        ``(location, scale)`` the scores are put on that scale instead: the priors are then
+        relative to it, whatever the data.
         """
-        if not (np.isfinite(design.y_sd) and design.y_sd > 0):
+        if reference is not None:
+            loc, scale = reference
+        elif not (np.isfinite(design.y_sd) and design.y_sd > 0):
             return design, 0.0, 1.0
-        loc, scale = float(design.y_mean), float(design.y_sd)
+        else:
+            loc, scale = float(design.y_mean), float(design.y_sd)
         cells = design.cells.assign(
             mean=(design.cells["mean"] - loc) / scale, ss=design.cells["ss"] / scale**2
         )

@@ -44,6 +44,8 @@ def latent_predictor(
     predictor and the SDs by term label. Every GLMM family's reference model starts here.
     """
     cells = design.cells
+    if priors.reference is not None:  # a prior that does not look at the data
+        mu_centre = priors.reference[0]
     random = [t for t in design.terms if t.kind == "random"]
     sig = {t.label: priors.for_component(t.label).build(t.var_name, LOGIT_UNIT) for t in random}
     fixed = [t for t in design.terms if t.kind == "fixed"]

@@ -77,7 +77,7 @@ class GlmmDensity:
         cells = design.cells
         self.var_terms = [t for t in design.terms if t.kind == "random"]
         fixed = [t for t in design.terms if t.kind == "fixed"]
-        self.mu0 = float(mu0)
+        self.mu0 = float(mu0) if priors.reference is None else priors.reference[0]
         sd_index = {t.label: j for j, t in enumerate(self.var_terms)}
         self.sd_index = sd_index
         self.coords = coords(design)

@@ -19,6 +19,7 @@ without ``keep_effects``).
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from typing import TYPE_CHECKING
 
@@ -33,6 +34,7 @@ from pytensor.graph.replace import vectorize_graph
 
 from .._core.exceptions import ArgumentError
 from .._core.trees import draws_tree, group
+from ..families import get_family
 from ..likelihoods import LIKELIHOODS, build_model
 
 if TYPE_CHECKING:
@@ -60,7 +62,11 @@ def log_densities(post: "Posterior") -> tuple[xr.Dataset, xr.DataArray]:
     # e.g. the augmented model's latent cell means are not kept; the marginal model has the same
     # parameters and priors and its potentials are the likelihood of the data, exactly
     method = LIKELIHOODS[post.method].loglik
-    model = remove_value_transforms(build_model(post.design, post.priors, method=method))
+    design = post.design
+    if post.priors.reference is not None and not get_family(design.family).latent:
+        # the priors' reference in place of the data's mean and SD: the fitted model, in user units
+        design = dataclasses.replace(design, y_mean=post.priors.reference[0], y_sd=post.priors.reference[1])
+    model = remove_value_transforms(build_model(design, post.priors, method=method))
     free = list(model.free_RVs)
     P = group(post.idata, "posterior")
     missing = [rv.name for rv in free if rv.name not in P]

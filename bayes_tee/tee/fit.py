@@ -59,7 +59,7 @@ __all__ = [
 ]
 
 
-def standardize(design: Design) -> tuple[Design, float, float]:
+def standardize(design: Design, spec: PriorSpec | None = None) -> tuple[Design, float, float]:
     """The design with its scores on the scale the sampler sees, and the location and scale
     (the family's :meth:`~bayes_tee.families.base.Family.standardize`: Gaussian scores are
     standardised to mean 0 and SD 1, the GLMM's 0/1 outcomes left as they are).
@@ -70,7 +70,7 @@ def standardize(design: Design) -> tuple[Design, float, float]:
     >>> std.y_mean, std.y_sd, loc == d.y_mean
     (0.0, 1.0, True)
     """
-    return get_family(design.family).standardize(design)
+    return get_family(design.family).standardize(design, None if spec is None else spec.reference)
 
 
 def unstandardize(posterior: xr.Dataset, loc: float, scale: float) -> xr.Dataset:
@@ -199,7 +199,7 @@ def sample_posterior(
     with what the posterior records of the run (settings, timings, free parameters).
     """
     t0 = time.perf_counter()
-    std, loc, scale = standardize(design)
+    std, loc, scale = standardize(design, spec)
     # nutpie samples a likelihood written in NumPy without compiling; the PyMC model is built
     # only when a sampler needs it (sampling.sample)
     density = lk.density(std, spec) if lk.density is not None and settings.sampler == "nutpie" else None
