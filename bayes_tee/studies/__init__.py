@@ -1,10 +1,11 @@
 """Simulation studies: data-generating processes with known truth (:mod:`~bayes_tee.studies.dgp`),
 interval coverage (:mod:`~bayes_tee.studies.coverage`), repeated-evaluation checks
-(:mod:`~bayes_tee.studies.repeated`) and the classical plug-in fit they compare against
-(:mod:`~bayes_tee.studies.plugin`). Exposed as ``bt.simulate``.
+(:mod:`~bayes_tee.studies.repeated`), the classical plug-in fit they compare against
+(:mod:`~bayes_tee.studies.plugin`) and simulation-based calibration of the likelihoods
+(:mod:`~bayes_tee.studies.sbc`). Exposed as ``bt.simulate``.
 """
 
-from . import coverage, dgp, plugin, repeated
+from . import coverage, dgp, plugin, repeated, sbc
 from .coverage import CoverageStudy, coverage_staircase, coverage_study
 from .dgp import (
     TABLE8_SENSITIVITY,
@@ -16,6 +17,7 @@ from .dgp import (
     systems_dgp,
     tee_dgp,
 )
+from .sbc import SBCRun, sbc_study
 
 __all__ = [
     "TABLE8_SENSITIVITY",
@@ -30,6 +32,9 @@ __all__ = [
     "panel_effects",
     "plugin",
     "repeated",
+    "SBCRun",
+    "sbc",
+    "sbc_study",
     "spread_levels",
     "systems_dgp",
     "tee_dgp",
