@@ -11,7 +11,7 @@ from .allocation import plot_allocation
 from .calibration import plot_calibration
 from .noise import plot_paired_noise
 from .pairwise import plot_raee
-from .studies import plot_coverage, plot_staircase
+from .studies import plot_coverage, plot_sbc, plot_staircase
 from .systems import plot_leaderboard, plot_p_better, plot_ranks
 from .tee import (
     plot_dstudy,
@@ -37,5 +37,6 @@ __all__ = [
     "plot_raee",
     "plot_ranks",
     "plot_shares",
+    "plot_sbc",
     "plot_staircase",
 ]

@@ -93,3 +93,40 @@ def plot_staircase(
     ax.legend(fontsize=8, loc="lower left")
     fig.tight_layout()
     return fig
+
+
+def plot_sbc(ranks: pd.DataFrame, bins: int = 10) -> Figure:
+    """Rank histograms of a simulation-based calibration: one row per likelihood (``method``
+    column, if any), one panel per parameter, with the band that 99% of the bins of uniform
+    ranks fall in (grey). ``ranks`` from :class:`bayes_tee.studies.sbc.SBCRun` (``rank`` out of
+    ``n_ranked``).
+    """
+    from scipy import stats  # loaded with the figure only
+
+    ranks = ranks if "method" in ranks else ranks.assign(method="")
+    methods = list(dict.fromkeys(ranks["method"]))
+    params = list(dict.fromkeys(ranks["parameter"]))
+    fig, axes = plt.subplots(
+        len(methods), len(params), figsize=(1.6 * len(params) + 1, 1.3 * len(methods) + 0.6), squeeze=False
+    )
+    for i, m in enumerate(methods):
+        for j, p in enumerate(params):
+            ax = axes[i, j]
+            part = ranks[(ranks["method"] == m) & (ranks["parameter"] == p)]
+            ax.set_xticks([])
+            ax.set_yticks([])
+            if part.empty:
+                ax.axis("off")
+                continue
+            n, top = len(part), int(part["n_ranked"].iloc[0]) + 1
+            counts = np.bincount(np.minimum(part["rank"].to_numpy() * bins // top, bins - 1), minlength=bins)
+            lo, hi = stats.binom.ppf([0.005, 0.995], n, 1.0 / bins)
+            ax.axhspan(lo, hi, color="0.85", lw=0)
+            ax.bar(np.arange(bins), counts, width=1.0, color="C0", edgecolor="white", lw=0.5)
+            if i == 0:
+                ax.set_title(p.replace("sigma_", "σ "), fontsize=8)
+            if j == 0:
+                ax.set_ylabel(m, fontsize=8, rotation=0, ha="right", va="center")
+    fig.suptitle("SBC rank histograms (grey: 99% band of uniform ranks)", fontsize=9)
+    fig.tight_layout()
+    return fig

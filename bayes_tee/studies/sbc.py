@@ -29,6 +29,7 @@ from ..design.roles import Design, validate_design
 from ..families import get_family
 from ..likelihoods.glmm_layout import INTERCEPT_UNIT, LOGIT_UNIT
 from ..likelihoods.ordinal_layout import GAP_SD, gap_centre
+from ..plots import plot_sbc
 from ..tee.fit import fit_posterior
 
 #: The prior every round draws from and fits with: relative to location 0 and scale 1.
@@ -68,6 +69,10 @@ class SBCRun:
                 {"parameter": name, "chi2": float(chi2), "p_value": float(p), "n_rounds": n, "bins": b}
             )
         return pd.DataFrame(rows)
+
+    def plot(self, bins: int = 10):
+        """Rank histograms per parameter (:func:`bayes_tee.plots.plot_sbc`)."""
+        return plot_sbc(self.ranks.assign(method=self.method), bins=bins)
 
 
 def prior_draw(design: Design, spec: PriorSpec, rng: np.random.Generator) -> dict[str, np.ndarray]:

@@ -31,7 +31,10 @@ def test_a_wrong_prior_is_caught():
     # simulated from SD priors of scale 1, fitted with scale 5: the ranks pile up
     wide = bt.priors.PriorSpec(name="wide", reference=(0.0, 5.0))
     run = bt.simulate.sbc_study(method="balanced", n_fits=30, random_seed=2, fit_priors=wide)
-    assert run.uniformity()["p_value"].min() < 0.01
+    table = run.uniformity()
+    assert table["p_value"].min() < 0.01
+    fig = run.plot()  # one rank histogram per parameter
+    assert len([ax for ax in fig.axes if ax.patches]) == len(table)
 
 
 def test_prior_draws_and_simulated_scores_follow_the_design():
