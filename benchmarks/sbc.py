@@ -7,7 +7,8 @@ model's own data-generating process, fitted by that likelihood, the truth ranked
 thinned posterior draws. Printed per likelihood: the rounds used (a round whose data the fit
 refuses, all calls one outcome, is left out: ranks are uniform given the data), the time, and
 per parameter the chi-square test of uniform ranks (10 bins). Writes the ranks to
-``benchmarks/results/sbc_ranks.csv`` and the rank histograms to ``docs/guide/sbc_ranks.png``.
+``benchmarks/results/sbc_ranks.csv`` (a run of some likelihoods replaces theirs and keeps the
+others') and the rank histograms of every likelihood in it to ``docs/guide/sbc_ranks.png``.
 
     python benchmarks/sbc.py [--fits 100] [--methods balanced binomial ...] [--seed 0]
 """
@@ -69,7 +70,12 @@ def main() -> None:
     ranks = pd.concat(frames)
     out = ROOT / "benchmarks" / "results"
     out.mkdir(parents=True, exist_ok=True)
-    ranks.to_csv(out / "sbc_ranks.csv", index=False)
+    kept = out / "sbc_ranks.csv"
+    if kept.exists():  # the other likelihoods' rounds of an earlier run stay in the file and figure
+        earlier = pd.read_csv(kept)
+        ranks = pd.concat([earlier[~earlier["method"].isin(args.methods)], ranks])
+        ranks = ranks.sort_values("method", key=lambda m: m.map(list(METHODS).index), kind="stable")
+    ranks.to_csv(kept, index=False)
     bt.plots.plot_sbc(ranks).savefig(ROOT / "docs" / "guide" / "sbc_ranks.png", dpi=110)
 
 
