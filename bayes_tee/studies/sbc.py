@@ -71,7 +71,7 @@ class SBCRun:
         return pd.DataFrame(rows)
 
     def plot(self, bins: int = 10):
-        """Rank histograms per parameter (:func:`bayes_tee.plots.plot_sbc`)."""
+        """Rank histograms per parameter (:func:`bayes_tee.plots.studies.plot_sbc`)."""
         return plot_sbc(self.ranks.assign(method=self.method), bins=bins)
 
 
@@ -152,7 +152,7 @@ def sbc_study(
     Parameters
     ----------
     method : str
-        The likelihood (a name of :data:`bayes_tee.likelihoods.LIKELIHOODS`; ``ordinal_probit``
+        The likelihood (a name of :data:`bayes_tee.likelihoods.registry.LIKELIHOODS`; ``ordinal_probit``
         for that family); its family follows.
     n_fits : int
         Rounds: prior draw, simulated scores, fit, ranks.
