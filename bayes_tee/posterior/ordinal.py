@@ -100,7 +100,7 @@ def category_probabilities(post: Posterior, eta: float | None = None) -> pd.Data
         spread = np.exp(ls.values.reshape(-1, ls.shape[-1]))
         values = np.broadcast_to(values, (values.shape[0], spread.shape[1], values.shape[2]))
         names = ls["judge"].values.astype(str)
-    at, values = pr._on_spread(np.broadcast_to(at[:, None], values.shape[:2]), values, spread)
+    at, values = pr.on_spread(np.broadcast_to(at[:, None], values.shape[:2]), values, spread)
     probs = np.median(pr.category_probabilities(at, values, link), axis=0)  # (sets, K)
     scores = [f"{v:g}" for v in post.design.outcome_levels]
     return pd.DataFrame(probs, index=pd.Index(names, name="set"), columns=scores)

@@ -226,7 +226,7 @@ def draws_from(
     return _Draws(sigma, fixed, rep, mu, family, cut, np.asarray(values, float), judge_sets, spread)
 
 
-def _on_spread(eta: np.ndarray, cuts: np.ndarray, spread: np.ndarray | None) -> tuple:
+def on_spread(eta: np.ndarray, cuts: np.ndarray, spread: np.ndarray | None) -> tuple:
     """``(eta, cuts)`` divided by each cell's judge spread (``spread`` ``(B, cells)``), so that
     ``F(cuts - eta)`` is the spread model's ``F((c - eta) / s)``; as they are without one.
     """
@@ -286,7 +286,7 @@ def population_mean_score(draws: _Draws, n_nodes: int = 40) -> np.ndarray:
     eta = shift[:, :, None] + np.sqrt(2.0 * var)[:, None, None] * x[None, None, :]  # (S, M, nodes)
     cuts = np.broadcast_to(draws.cuts[:, sets, None, :], (*eta.shape, draws.cuts.shape[2]))
     spread = None if draws.spread is None else np.broadcast_to(draws.spread[:, sets, None], eta.shape)
-    eta, cuts = _on_spread(eta, cuts, spread)
+    eta, cuts = on_spread(eta, cuts, spread)
     above = _exceed(cuts - eta[..., None], link)  # (S, M, nodes, K - 1)
     score = draws.values[0] + above @ np.diff(draws.values)
     return (score * w).sum(axis=2).mean(axis=1) / np.sqrt(np.pi)
@@ -441,7 +441,7 @@ def simulate_studies(
         if ordinal:
             cuts = draws.cuts[s][:, 0, None, :] if cell_set is None else draws.cuts[s[:, None], cell_set]
             spread = None if draws.spread is None else draws.spread[s[:, None], cell_set]
-            eta, cuts = _on_spread(draws.mu[s][:, None] + latent, cuts, spread)
+            eta, cuts = on_spread(draws.mu[s][:, None] + latent, cuts, spread)
             counts = _ordinal_calls(rng, n, eta, cuts, get_family(draws.family).link)
             total_v = counts @ draws.values
             theta_hat = total_v.sum(axis=1) / ntot
@@ -560,7 +560,7 @@ def probability_contributions(
         if not ordinal:
             p = 1.0 / (1.0 + np.exp(-eta))
             return p, p * (1 - p)
-        eta, cuts = _on_spread(eta, *cuts)
+        eta, cuts = on_spread(eta, *cuts)
         above = _exceed(cuts - eta[..., None], link)  # P(y > k), (B, cells, K - 1)
         v, dv = draws.values, np.diff(draws.values)
         mean = v[0] + above @ dv
