@@ -64,8 +64,17 @@ def latent_predictor(
                 main = sum((fixed_eff[p] if kind == "fixed" else dev[p])[i] for kind, p, i in g.crossed)
                 centre = pt.concatenate([pt.zeros(1), pt.dot(basis.T, main)])
             w[g.name] = pm.Normal(swept_name(g), centre, scale, dims=dim)
-            d = pt.dot(basis, w[g.name][1:])
-            dev[j] = d if g.centred[0] else sig[g.term.label] * d
+            if g.centred[0]:
+                dev[j] = pt.dot(basis, w[g.name][1:])
+                continue
+            # the data-adapted coordinates (glmm_layout.sweep_adaptation): v = a(s) + b(s) z,
+            # the prior of v and the Jacobian in place of the N(0, 1) of z
+            s, z = sig[g.term.label], w[g.name][1:]
+            q = 1.0 + s**2 * g.info
+            v = (s**2 * g.info / q) * g.v_hat + s / pt.sqrt(q) * z
+            dev[j] = pt.dot(basis, v)
+            adapted = 0.5 * pt.sum(z**2) - 0.5 * pt.sum(v**2) / s**2 - 0.5 * (len(g.labels) - 1) * pt.log(q)
+            pm.Potential(f"{swept_name(g)}_adapted", adapted)
     shift = sum((sig[g.term.label] * w[g.name][0] / np.sqrt(len(g.labels)) for g in terms if g.swept), 0.0)
     intercept = pm.Normal(
         "intercept",

@@ -103,7 +103,19 @@ class GlmmDensity:
         pidx = [
             np.zeros(0, dtype=i64) if g.parent_index is None else g.parent_index.astype(i64) for g in terms
         ]
-        sweeps = [zerosum_basis(len(g.labels)).ravel() if g.swept else np.zeros(0) for g in terms]
+        # per swept term its basis, then its data-adapted coordinates' v_hat and info
+        sweeps = [
+            np.concatenate(
+                [
+                    zerosum_basis(len(g.labels)).ravel(),
+                    np.zeros(len(g.labels) - 1) if g.v_hat is None else g.v_hat,
+                    [g.info],
+                ]
+            )
+            if g.swept
+            else np.zeros(0)
+            for g in terms
+        ]
         self.sd_priors = sds
         a = {
             "fam": np.array([FAMILIES[p.family] for p in sds], dtype=i64),

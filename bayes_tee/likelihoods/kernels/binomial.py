@@ -23,6 +23,11 @@ term's parent comes first:
   (``GlmmTerm.crossed`` in ``bayes_tee.likelihoods.binomial``), per level, where those
   ``r_xn[t]`` effects sit in ``[fixed level effects, random effects]``; its coordinates ``w[1:]``
   are drawn around the zero-sum part of their sum, and its gradient flows back to them;
+- ``r_bases, r_base_off``: per swept term, from ``r_base_off[t]``, its ``(L, L - 1)`` zero-sum
+  basis, then the data's rough coordinates of its deviations and their precision
+  (:func:`~bayes_tee.likelihoods.glmm_layout.sweep_adaptation`): a non-centred swept term's
+  coordinates ``z`` give its deviations' coordinates ``v = a(sd) + b(sd) z``, centred on the
+  data where they pin the deviations, non-centred where the prior does;
 - ``cell_at``: per cell, where each fixed and random effect of its linear predictor sits in
   ``[fixed level effects, random effects]`` (a category's effect reaches cells through its
   items, an item's through its item x judge effects, a crossed term's main effects through
@@ -146,6 +151,16 @@ def _crossed_mean(t, L, betas, eff, r_xoff, r_xn, r_xpos):  # pragma: no cover -
     return m
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _sweep(bases, off, L):  # pragma: no cover - compiled
+    """A swept term's packed constants from ``bases[off:]``: its ``(L, L - 1)`` zero-sum basis,
+    the data's rough coordinates ``v_hat`` of its deviations and their precision ``info``.
+    """
+    n = L * (L - 1)
+    B = np.ascontiguousarray(bases[off : off + n]).reshape((L, L - 1))
+    return B, np.ascontiguousarray(bases[off + n : off + n + L - 1]), bases[off + n + L - 1]
+
+
 @numba.njit(cache=True, nogil=True)
 def _effects(
     x,
@@ -183,21 +198,25 @@ def _effects(
             # sd * (w0 / sqrt(L), plus the zero-sum basis times the rest): the mean direction
             # moves into the intercept
             w = x[r_off[t] : r_off[t] + L]
-            B = np.ascontiguousarray(bases[r_base_off[t] : r_base_off[t] + L * (L - 1)]).reshape((L, L - 1))
+            B, v_hat, info = _sweep(bases, r_base_off[t], L)
             rest = np.ascontiguousarray(w[1:])
-            dev = B @ rest
             m = 0.0 if par == -1 else intercept
-            scale = 1.0 if r_centred[e_off[t]] else s  # the rest: centred effects, or z-scores
-            for lev in range(L):
-                eff[e_off[t] + lev] = m + scale * dev[lev]
             shift += s * w[0] / np.sqrt(L)
             logp += -0.5 * w[0] * w[0] - L * _HALF_LOG_2PI
             if r_centred[e_off[t]]:
+                dev = B @ rest
+                for lev in range(L):
+                    eff[e_off[t] + lev] = m + dev[lev]
                 if r_xn[t] > 0:  # around the zero-sum part of its main effects' sum
                     rest = rest - _crossed_mean(t, L, betas, eff, r_xoff, r_xn, r_xpos) @ B
                 logp += -0.5 * (rest @ rest) / (s * s) - (L - 1) * np.log(s)
-            else:
-                logp += -0.5 * (rest @ rest)
+            else:  # the data-adapted coordinates (glmm_layout.sweep_adaptation)
+                q = 1.0 + s * s * info
+                v = (s * s * info / q) * v_hat + (s / np.sqrt(q)) * rest
+                dev = B @ v
+                for lev in range(L):
+                    eff[e_off[t] + lev] = m + dev[lev]
+                logp += -0.5 * (v @ v) / (s * s) - 0.5 * (L - 1) * np.log(q)
             continue
         for lev in range(L):
             m = (
@@ -256,7 +275,7 @@ def backward(
         L = r_len[t]
         if r_swept[t]:
             o = r_off[t]
-            B = np.ascontiguousarray(r_bases[r_base_off[t] : r_base_off[t] + L * (L - 1)]).reshape((L, L - 1))
+            B, v_hat, info = _sweep(r_bases, r_base_off[t], L)
             w_rest = np.ascontiguousarray(x[o + 1 : o + L])
             ge = np.ascontiguousarray(g_eff[e_off[t] : e_off[t] + L])
             gb = ge @ B
@@ -275,9 +294,13 @@ def backward(
                                 g_eff[pos - n_b] += g_main[lev]
                 grad[o + 1 : o + L] = gb - w_rest / (s * s)
                 g_sd[j] += (w_rest @ w_rest) / (s * s * s) - (L - 1) / s
-            else:
-                grad[o + 1 : o + L] = s * gb - w_rest
-                g_sd[j] += gb @ w_rest
+            else:  # v = a(s) + b(s) z, its prior N(0, s) and the Jacobian b(s)^(L-1)
+                q = 1.0 + s * s * info
+                v = (s * s * info / q) * v_hat + (s / np.sqrt(q)) * w_rest
+                gv = gb - v / (s * s)
+                grad[o + 1 : o + L] = (s / np.sqrt(q)) * gv
+                dv_ds = (2.0 * s * info / (q * q)) * v_hat + w_rest / (q * np.sqrt(q))
+                g_sd[j] += gv @ dv_ds + (v @ v) / (s * s * s) - (L - 1) * s * info / q
             if par == -2:
                 g_mu += ge.sum()
             continue

@@ -1,0 +1,123 @@
+"""Few-level GLMM terms: the swept terms' data-adapted coordinates (glmm_layout.sweep_adaptation)
+find the data's level effects, fall back to plain non-centring where the data bound a level on
+one side only, and leave default fits of small binary designs without a divergence.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bayes_tee as bt
+from bayes_tee._core.density import zerosum_basis
+from bayes_tee.likelihoods.glmm_layout import _interaction_part, glmm_terms
+
+ROLES = dict(outcome="score", item="item", prompt="prompt", judge="judge", replicate="replicate")
+COMPONENTS = {
+    "item": 1.0,
+    "category": 0.0,
+    "item:prompt": 0.09,
+    "item:temperature": 0.0,
+    "prompt:temperature": 0.0,
+    "item:judge": 0.09,
+    "prompt:judge": 0.0225,
+    "cell": 0.04,
+}
+
+
+def _binary(n_items: int, n_prompts: int, prompt_sd: float, seed: int, base: float = 0.86):
+    return bt.simulate.tee_dgp(
+        n_items=n_items,
+        n_prompts=n_prompts,
+        n_judges=3,
+        n_temperatures=1,
+        n_replicates=5,
+        components=COMPONENTS | {"prompt": prompt_sd**2},
+        judge_effects=np.array([-0.3, 0.0, 0.3]),
+        mu=float(np.log(base / (1 - base))),
+        outcome="logit",
+        random_seed=seed,
+    )
+
+
+def _terms(df):
+    d = bt.validate_design(df, **ROLES, family="binomial")
+    return {g.term.label: g for g in glmm_terms(d)}
+
+
+def _known_prompts(n_items: int, prompts: np.ndarray, seed: int) -> pd.DataFrame:
+    """Binary calls with known prompt effects (items SD 1, item x prompt and item x judge 0.3)."""
+    rng = np.random.default_rng(seed)
+    P, J, R = len(prompts), 3, 5
+    i, p, j, _ = np.meshgrid(np.arange(n_items), np.arange(P), np.arange(J), np.arange(R), indexing="ij")
+    eta = (
+        1.8
+        + rng.normal(0, 1.0, n_items)[i]
+        + prompts[p]
+        + np.array([-0.3, 0.0, 0.3])[j]
+        + rng.normal(0, 0.3, (n_items, P))[i, p]
+        + rng.normal(0, 0.3, (n_items, J))[i, j]
+    )
+    y = (rng.random(eta.shape) < 1 / (1 + np.exp(-eta))).astype(int)
+    return pd.DataFrame(
+        {
+            "item": i.ravel(),
+            "prompt": p.ravel(),
+            "judge": j.ravel(),
+            "replicate": _.ravel(),
+            "score": y.ravel(),
+        }
+    ).astype({"item": str, "prompt": str, "judge": str})
+
+
+def test_adapted_coordinates_find_the_prompt_effects_and_strip_interactions_of_their_margins():
+    prompts = np.array([-1.0, -0.2, 0.4, 0.8])
+    df = _known_prompts(400, prompts, seed=3)
+    terms = _terms(df)
+    g = terms["prompt"]
+    assert g.swept and not g.centred[0] and g.info > 20  # 6,000 calls a prompt
+    # the data's coordinates, mapped back to levels, are the prompt effects (attenuation undone)
+    levels = zerosum_basis(4) @ g.v_hat
+    np.testing.assert_allclose(levels, prompts - prompts.mean(), atol=0.15)
+    # no prompt x judge interaction in these data: its coordinates are only noise
+    assert np.abs(terms["prompt:judge"].v_hat).max() < 0.3
+    pj = terms["prompt:judge"]
+    # an additive 2 x 2 table has no interaction part; a pure interaction keeps all of it
+    additive = np.add.outer(np.arange(4.0), np.arange(3.0)).ravel()
+    codes = {"prompt": np.repeat(np.arange(4), 3), "judge": np.tile(np.arange(3), 4)}
+    fake = pj.__class__(**{**pj.__dict__, "cell_level": np.arange(12)})
+    np.testing.assert_allclose(_interaction_part(additive, fake, codes), 0.0, atol=1e-12)
+    pure = np.outer([1.0, -1.0, 1.0, -1.0], [1.0, 0.0, -1.0]).ravel()
+    np.testing.assert_allclose(_interaction_part(pure, fake, codes), pure, atol=1e-12)
+
+
+def test_levels_seen_one_sided_leave_the_mean_precision_and_a_majority_turns_it_off():
+    df = _binary(60, 3, 0.3, seed=4)
+    both = _terms(df)["prompt"].info
+    first, second = df["prompt"].unique()[:2]
+    df.loc[df["prompt"] == first, "score"] = 1  # every call of one prompt a success
+    g = _terms(df)["prompt"]
+    assert g.swept and 0 < g.info and g.info != both  # the two other prompts' precision
+    df.loc[df["prompt"] == second, "score"] = 0  # and every call of another a failure
+    assert _terms(df)["prompt"].info == 0.0  # two of three one-sided: plain non-centring
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("n_prompts", "prompt_sd", "seed", "before"),
+    [(4, 0.15, 1, "1 divergence (issue 40)"), (2, 0.5, 1, "37 divergences")],
+)
+def test_small_binary_designs_fit_without_divergences_at_the_defaults(n_prompts, prompt_sd, seed, before):
+    """Issue 40's design (80 items x prompts x 3 judges x 5 calls, base rate 0.86): default
+    fits that diverged before the adapted coordinates (``before``) are clean.
+    """
+    df = _binary(80, n_prompts, prompt_sd, seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bt.DiagnosticWarning)
+        post = bt.fit_posterior(df, **ROLES, family="binomial", random_seed=seed, progressbar=False)
+    d = post.diagnostics()
+    assert d["divergences"] == 0, before
+    assert d["max_rhat"] <= 1.01 and d["min_ess_bulk"] >= 400, d
