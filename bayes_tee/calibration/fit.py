@@ -436,8 +436,9 @@ def calibrate(
         The calibration items are a random sample of each system's outputs, so their labels
         also inform its accuracy (as PPI++ assumes). Set False for curated calibration sets.
     draws, tune, chains, target_accept : sampler settings (nutpie); ``target_accept``
-        defaults to 0.99 in the hierarchical mode (a funnel in the gap SD with few systems),
-        0.9 otherwise.
+        defaults to 0.9 (the hierarchical mode's per-system deviations are adapted to the
+        calibration items, :func:`~bayes_tee.calibration.model.gap_adaptation`, so a gap SD
+        from two systems needs no smaller steps).
     random_seed : int, optional
 
     Returns
@@ -466,7 +467,7 @@ def calibrate(
     model = build_model(data, calibration, **settings)
     key = _layout(data, calibration)
     if target_accept is None:
-        target_accept = 0.99 if calibration == "hierarchical" else 0.9
+        target_accept = 0.9
     idata, timing = sample(
         model,
         "nutpie",

@@ -36,6 +36,7 @@ import pymc as pm
 import pytensor.tensor as pt
 
 from .._core.beta_prior import logit_moments
+from .._core.density import zerosum_basis
 from .._core.exceptions import ArgumentError
 from .data import MISSING, CalibrationData
 
@@ -54,7 +55,12 @@ def model_data(
     """Everything the model reads through ``pm.Data``: counts, prior parameters and the label
     switch, so a compiled model is refitted with new data or priors without recompiling.
     """
+    adapted = gap_adaptation(data)
     return {
+        "se_v_hat": adapted["se"][0],
+        "se_info": adapted["se"][1],
+        "sp_v_hat": adapted["sp"][0],
+        "sp_info": adapted["sp"][1],
         "tp": data.tp,
         "fn": data.fn,
         "tn": data.tn,
@@ -81,12 +87,30 @@ def _rates(name: str, mode: str, d: dict) -> pt.TensorVariable:
     if mode == "system":
         return pm.Beta(f"{name}_system", prior[0], prior[1], dims=("judge", "system"))
     m = d[f"{name}_logit"]
-    mu = pm.Normal(f"{name}_logit_mean", m[0], m[1], dims="judge")
+    n_systems = len(pm.modelcontext(None).coords["system"])
     tau = pm.HalfStudentT(f"{name}_gap_sd", nu=3, sigma=d["gap_scale"], dims="judge")
-    # non-centred (measured on the sweep's 2-system fits: the centred form diverges in every
-    # fit, this one in about half of them at target_accept 0.95, hence 0.99 there)
-    z = pm.Normal(f"{name}_z", 0.0, 1.0, dims=("judge", "system"))
-    return pm.math.sigmoid(mu[:, None] + tau[:, None] * z)
+    # The per-system logits' mean is sampled directly and their zero-sum deviations apart (the
+    # GLMM's sweep, glmm_layout.glmm_terms): with two systems the mean of the non-centred
+    # offsets traded off against the judge mean along a ridge as long as the gap SD's tail.
+    # ``mu = level - shift`` keeps the model (rotation and shear, unit Jacobian).
+    w_mean = pm.Normal(f"{name}_w_mean", 0.0, 1.0, dims="judge")
+    shift = tau * w_mean / np.sqrt(n_systems)
+    level = pm.Normal(f"{name}_logit_level", m[0] + shift, m[1], dims="judge")
+    pm.Deterministic(f"{name}_logit_mean", level - shift, dims="judge")
+    if n_systems == 1:
+        return pm.math.sigmoid(level[:, None])
+    # the deviations' coordinates adapted to the calibration items (gap_adaptation)
+    v_hat, info = d[f"{name}_v_hat"], d[f"{name}_info"]
+    tau_, info_ = tau[:, None], info[:, None]
+    z = pm.Normal(f"{name}_z", 0.0, 1.0, dims=("judge", "system_gap"))
+    q = 1.0 + tau_**2 * info_
+    v = (tau_**2 * info_ / q) * v_hat + tau_ / pt.sqrt(q) * z
+    pm.Potential(
+        f"{name}_z_adapted",
+        pt.sum(0.5 * z**2 - 0.5 * v**2 / tau_**2 - 0.5 * pt.log(q)),
+    )
+    dev = pt.dot(v, zerosum_basis(n_systems).T)
+    return pm.math.sigmoid(level[:, None] + dev)
 
 
 def build_model(
@@ -116,7 +140,7 @@ def build_model(
     A1 = (data.patterns == 1).astype(float)  # (n_pat, J)
     A0 = (data.patterns == 0).astype(float)
     assert (data.patterns != MISSING).any(axis=1).all()
-    coords = {"system": data.systems, "judge": data.judges}
+    coords = {"system": data.systems, "judge": data.judges, "system_gap": list(data.systems[1:])}
     with pm.Model(coords=coords) as model:
         values = model_data(data, se_prior, sp_prior, accuracy_prior, gap_scale, use_labels)
         d = {k: pm.Data(k, v) for k, v in values.items()}
@@ -139,6 +163,39 @@ def build_model(
         ll = pt.logaddexp(pt.log(pi)[:, None] + l1, pt.log1p(-pi)[:, None] + l0)
         pm.Potential("test", pt.sum(d["pattern_counts"] * ll))
     return model
+
+
+def gap_adaptation(data: CalibrationData) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per rate (``"se"``, ``"sp"``), the hierarchical model's data-adapted coordinates: for each
+    judge, the calibration items' rough zero-sum coordinates ``v_hat`` ``(judge, systems - 1)``
+    of the per-system logits and their precision ``info`` ``(judge,)``.
+
+    The per-system deviations' coordinates are ``v = a(tau) + b(tau) z``, the conditional
+    posterior mean and SD given the gap SD ``tau`` under that rough Gaussian likelihood
+    (``q = 1 + tau^2 info``, ``a = tau^2 info v_hat / q``, ``b = tau / sqrt(q)``), with the
+    prior of ``v`` and the Jacobian in place of ``z``'s: the same model, non-centred where
+    ``tau`` is small and centred on the data where it is large, as
+    :func:`~bayes_tee.likelihoods.glmm_layout.sweep_adaptation` does for the GLMM's few-level
+    terms. A gap SD estimated from two systems spans both regimes: either fixed choice funnels
+    at one end (measured on 16 two-system fits of 4 x 500 draws: centred, 0-17 divergences a
+    fit; non-centred, 1 fit in 16 diverging and R-hat up to 1.011; adapted, 16 of 16 clean at
+    target_accept 0.9 with bulk ESS 700-1,400 and about twice as fast as the non-centred
+    form at 0.99). ``info`` is zero (plain
+    non-centring) where a system has no calibration item of the class.
+
+    >>> v_hat, info = gap_adaptation(data)["se"]  # doctest: +SKIP
+    """
+    basis = zerosum_basis(len(data.systems))
+    out = {}
+    for name, (hit, miss) in {"se": (data.tp, data.fn), "sp": (data.tn, data.fp)}.items():
+        n = hit + miss
+        p = (hit + 0.5) / (n + 1.0)
+        precision = n * p * (1 - p)  # (judge, system)
+        logit = np.log(p / (1 - p))
+        v_hat = (logit - logit.mean(axis=1, keepdims=True)) @ basis
+        noise = np.where(precision > 0, 1.0 / np.maximum(precision, 1e-12), np.inf).mean(axis=1)
+        out[name] = (v_hat, np.where(np.isfinite(noise), 1.0 / noise, 0.0))
+    return out
 
 
 def free_names(mode: str) -> list[str]:

@@ -168,8 +168,9 @@ def test_shared_calibration_biases_the_comparison_and_the_bayesian_modes_cover(g
         cover, bias, mcse = summary(mode)
         assert cover >= 0.75, (mode, cover)  # 90% intervals; 30 (system) and 16 (hierarchical) reps
         assert abs(bias) < 3 * mcse + 0.01, (mode, bias, mcse)
-        # short fits (4 x 500 draws): R-hat may just miss 1.01 now and then
-        assert np.mean([r[f"{mode}_ok"] for r in gap_sweep if mode in r]) >= 0.75, mode
+        # short fits (4 x 500 draws); the hierarchical gap SD from two systems, adapted to the
+        # data (gap_adaptation), converged in 16 of 16 (0.75 of them before): two may miss
+        assert np.mean([r[f"{mode}_ok"] for r in gap_sweep if mode in r]) >= 0.875, mode
 
 
 @pytest.mark.slow
