@@ -66,7 +66,7 @@ def cell_model(design: Design, priors: PriorSpec, centering: dict[str, bool], *,
             pm.Normal("y", (pred + z * sig[ct.label])[design.row_cell], rep, observed=design.row_y)
             return model
         var = sig[ct.label] ** 2 + (rep**2 / n if rep is not None else np.zeros_like(n))  # one per cell
-        resid = cells["mean"].to_numpy() - pred
+        resid = pm.Data("cell_mean", cells["mean"].to_numpy(dtype=float)) - pred
         if marginal:
             widths = [len(levels[t.label][1]) for t in marginal]
             offsets = np.cumsum([0, *widths[:-1]])

@@ -90,7 +90,7 @@ def marginal_model(design: Design, priors: PriorSpec) -> pm.Model:
             "cell_mean_loglik",
             item_block_loglik(
                 blocks,
-                cells["mean"].to_numpy() - pred,
+                pm.Data("cell_mean", cells["mean"].to_numpy(dtype=float)) - pred,
                 sig[ct.label] ** 2,
                 rep**2 if rep is not None else pt.as_tensor(0.0),
                 za,

@@ -6,6 +6,7 @@ centring and coordinates are in :mod:`.levels`.
 
 from __future__ import annotations
 
+import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
 
@@ -52,10 +53,23 @@ def residual_sd(design: Design, sig: dict) -> pt.TensorVariable | None:
     return next((sig[t.label] for t in design.terms if t.kind == "residual"), None)
 
 
+def cell_data(design: Design) -> dict[str, np.ndarray]:
+    """The score-dependent data of the cell-mean likelihoods (``marginal``, ``cells``): each
+    cell's mean and the within-cell sum of squares, by data-container name, so a compiled model
+    of the same layout is refitted to new scores without recompiling.
+    """
+    return {
+        "cell_mean": design.cells["mean"].to_numpy(dtype=float),
+        "within_ss": np.asarray(float(design.cells["ss"].sum())),
+    }
+
+
 def replicate_potential(design: Design, rep: pt.TensorVariable) -> None:
-    """Within-cell sums of squares: ``-(n-1) log sigma_rho - SS / (2 sigma_rho^2)`` summed over cells."""
+    """Within-cell sums of squares: ``-(n-1) log sigma_rho - SS / (2 sigma_rho^2)`` summed over
+    cells; ``SS`` is the data container ``within_ss`` (:func:`cell_data`).
+    """
     dof = float((design.cells["n"] - 1).sum())
-    ss = float(design.cells["ss"].sum())
+    ss = pm.Data("within_ss", np.asarray(float(design.cells["ss"].sum())))
     pm.Potential("replicate_loglik", -dof * pt.log(rep) - ss / (2.0 * rep**2))
 
 

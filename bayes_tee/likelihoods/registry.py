@@ -111,6 +111,19 @@ def _marginal(d: Design, p: PriorSpec, c: dict | None) -> pm.Model:
     return marginal_model(d, p)
 
 
+def _cell_data(d: Design) -> dict[str, np.ndarray]:
+    from .parts import cell_data
+
+    return cell_data(d)
+
+
+def _cells_key(d: Design) -> tuple:
+    """The cell model's per-term centring, chosen from the data's moment estimates."""
+    from .levels import choose_centering
+
+    return tuple(sorted(choose_centering(d).items()))
+
+
 def _cells(d: Design, p: PriorSpec, c: dict | None, rows: bool = False) -> pm.Model:
     from .cells import cell_model
     from .levels import choose_centering
@@ -287,13 +300,8 @@ LIKELIHOODS: dict[str, Likelihood] = {
             density=_blocks_density,
             target_accept=_blocks_accept,
         ),
-        Likelihood("marginal", "gaussian", _marginal, loglik="marginal"),
-        Likelihood(
-            "cells",
-            "gaussian",
-            _cells,
-            loglik="cells",
-        ),
+        Likelihood("marginal", "gaussian", _marginal, data=_cell_data, loglik="marginal"),
+        Likelihood("cells", "gaussian", _cells, data=_cell_data, key=_cells_key, loglik="cells"),
         Likelihood("rows", "any", _rows, loglik="rows"),
         Likelihood(
             "binomial",
