@@ -104,12 +104,9 @@ def _rates(name: str, mode: str, d: dict) -> pt.TensorVariable:
     tau_, info_ = tau[:, None], info[:, None]
     z = pm.Normal(f"{name}_z", 0.0, 1.0, dims=("judge", "system_gap"))
     q = 1.0 + tau_**2 * info_
-    v = (tau_**2 * info_ / q) * v_hat + tau_ / pt.sqrt(q) * z
-    pm.Potential(
-        f"{name}_z_adapted",
-        pt.sum(0.5 * z**2 - 0.5 * v**2 / tau_**2 - 0.5 * pt.log(q)),
-    )
-    dev = pt.dot(v, zerosum_basis(n_systems).T)
+    u = (tau_ * info_ / q) * v_hat + z / pt.sqrt(q)  # v / tau, without dividing by tau
+    pm.Potential(f"{name}_z_adapted", pt.sum(0.5 * z**2 - 0.5 * u**2 - 0.5 * pt.log(q)))
+    dev = pt.dot(tau_ * u, zerosum_basis(n_systems).T)
     return pm.math.sigmoid(level[:, None] + dev)
 
 

@@ -71,9 +71,9 @@ def latent_predictor(
             # the prior of v and the Jacobian in place of the N(0, 1) of z
             s, z = sig[g.term.label], w[g.name][1:]
             q = 1.0 + s**2 * g.info
-            v = (s**2 * g.info / q) * g.v_hat + s / pt.sqrt(q) * z
-            dev[j] = pt.dot(basis, v)
-            adapted = 0.5 * pt.sum(z**2) - 0.5 * pt.sum(v**2) / s**2 - 0.5 * (len(g.labels) - 1) * pt.log(q)
+            u = (s * g.info / q) * g.v_hat + z / pt.sqrt(q)  # v / s, without dividing by s
+            dev[j] = pt.dot(basis, s * u)
+            adapted = 0.5 * pt.sum(z**2) - 0.5 * pt.sum(u**2) - 0.5 * (len(g.labels) - 1) * pt.log(q)
             pm.Potential(f"{swept_name(g)}_adapted", adapted)
     shift = sum((sig[g.term.label] * w[g.name][0] / np.sqrt(len(g.labels)) for g in terms if g.swept), 0.0)
     intercept = pm.Normal(

@@ -121,3 +121,17 @@ def test_small_binary_designs_fit_without_divergences_at_the_defaults(n_prompts,
     d = post.diagnostics()
     assert d["divergences"] == 0, before
     assert d["max_rhat"] <= 1.01 and d["min_ess_bulk"] >= 400, d
+
+
+def test_the_adapted_density_survives_an_sd_that_underflows_to_zero():
+    """Warm-up can propose log SDs far below any data's scale; the adapted coordinates must not
+    divide by the SD there (a ZeroDivisionError in the kernel stops every chain).
+    """
+    from bayes_tee.likelihoods.binomial_density import BinomialDensity
+
+    df = _binary(30, 3, 0.5, seed=5)
+    dens = BinomialDensity(bt.validate_design(df, **ROLES, family="binomial"), bt.priors.get_prior())
+    x = dens.initial_point(np.random.default_rng(0))
+    x[dens.layout.slices["sigma_prompt"]] = -800.0  # exp(-800) == 0.0
+    value, grad = dens.logp_grad(x)
+    assert np.isfinite(value) and np.isfinite(grad).all()

@@ -211,12 +211,13 @@ def _effects(
                     rest = rest - _crossed_mean(t, L, betas, eff, r_xoff, r_xn, r_xpos) @ B
                 logp += -0.5 * (rest @ rest) / (s * s) - (L - 1) * np.log(s)
             else:  # the data-adapted coordinates (glmm_layout.sweep_adaptation)
+                # u = v / s, written without dividing by s (which may underflow to zero)
                 q = 1.0 + s * s * info
-                v = (s * s * info / q) * v_hat + (s / np.sqrt(q)) * rest
-                dev = B @ v
+                u = (s * info / q) * v_hat + rest / np.sqrt(q)
+                dev = B @ (s * u)
                 for lev in range(L):
                     eff[e_off[t] + lev] = m + dev[lev]
-                logp += -0.5 * (v @ v) / (s * s) - 0.5 * (L - 1) * np.log(q)
+                logp += -0.5 * (u @ u) - 0.5 * (L - 1) * np.log(q)
             continue
         for lev in range(L):
             m = (
@@ -294,13 +295,16 @@ def backward(
                                 g_eff[pos - n_b] += g_main[lev]
                 grad[o + 1 : o + L] = gb - w_rest / (s * s)
                 g_sd[j] += (w_rest @ w_rest) / (s * s * s) - (L - 1) / s
-            else:  # v = a(s) + b(s) z, its prior N(0, s) and the Jacobian b(s)^(L-1)
+            else:  # v = s u = a(s) + b(s) z, its prior N(0, s) and the Jacobian b(s)^(L-1)
                 q = 1.0 + s * s * info
-                v = (s * s * info / q) * v_hat + (s / np.sqrt(q)) * w_rest
-                gv = gb - v / (s * s)
-                grad[o + 1 : o + L] = (s / np.sqrt(q)) * gv
-                dv_ds = (2.0 * s * info / (q * q)) * v_hat + w_rest / (q * np.sqrt(q))
-                g_sd[j] += gv @ dv_ds + (v @ v) / (s * s * s) - (L - 1) * s * info / q
+                root = np.sqrt(q)
+                u = (s * info / q) * v_hat + w_rest / root
+                grad[o + 1 : o + L] = (s / root) * gb - u / root
+                dv_ds = (2.0 * s * info / (q * q)) * v_hat + w_rest / (q * root)
+                # d/ds of -u.u/2 - (L-1) log(q)/2 at fixed z, with no division by s
+                g_prior = -2.0 * info / (q * q) * (u @ v_hat)
+                g_prior += u @ ((info / q) * v_hat + (s * info / (q * root)) * w_rest)
+                g_sd[j] += gb @ dv_ds + g_prior - (L - 1) * s * info / q
             if par == -2:
                 g_mu += ge.sum()
             continue
