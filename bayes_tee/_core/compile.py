@@ -38,6 +38,26 @@ def compile_native(model: pm.Model):
     return nutpie.compile_pymc_model(model)
 
 
+def density_logp(density: Density, x: np.ndarray) -> tuple[float, np.ndarray]:
+    """``density.logp_grad`` as nutpie calls it: a float and a contiguous gradient, and
+    ``-inf`` where the kernel divides by zero (an exception, or NaN).
+
+    An SD proposed below ``exp(-745)`` in warm-up underflows to zero and a compiled kernel
+    divides by it: a point without posterior mass, which NUTS rejects as a divergence (an
+    exception raised in the callback would stop every chain).
+
+    >>> density_logp(dens, dens.initial_point(np.random.default_rng(0)))[0]  # doctest: +SKIP
+    -1234.5
+    """
+    try:
+        value, grad = density.logp_grad(np.asarray(x, dtype=np.float64))
+    except ZeroDivisionError:
+        return -np.inf, np.zeros(len(x))
+    if np.isnan(value):  # 0 / 0 in NumPy arithmetic: the same point, rejected the same way
+        return -np.inf, np.zeros(len(x))
+    return float(value), np.ascontiguousarray(grad, dtype=np.float64)
+
+
 def compile_density(density: Density):
     """Wrap a NumPy :class:`~bayes_tee._core.density.Density` for nutpie: nothing to compile.
 
@@ -52,8 +72,7 @@ def compile_density(density: Density):
 
     def make_logp():
         def logp(x, **data):
-            value, grad = density.logp_grad(np.asarray(x, dtype=float64))
-            return float(value), np.ascontiguousarray(grad, dtype=float64)
+            return density_logp(density, x)
 
         return logp
 
