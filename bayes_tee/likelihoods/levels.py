@@ -78,3 +78,33 @@ def coords(design: Design) -> dict[str, list[str]]:
     if design.categories:
         coords["category"] = list(design.categories)
     return coords
+
+
+#: The NUTS target of the strata likelihoods (``balanced``, ``augmented``) when an item-free
+#: random term has at most :data:`FEWEST_LEVELS` levels (:func:`few_level_accept`).
+FEW_LEVEL_ACCEPT = 0.95
+FEWEST_LEVELS = 4
+
+
+def few_level_accept(design: Design) -> float | None:
+    """:data:`FEW_LEVEL_ACCEPT` when some item-free random term has at most
+    :data:`FEWEST_LEVELS` levels, else ``None`` (the family's default).
+
+    The strata likelihoods integrate every random effect out, but the grand mean's conditional
+    variance grows with the SD of a few-level term (``sigma_prompt**2 / 2`` at two prompts),
+    whose upper tail is its prior's: a narrow neck where that SD is small. At the family's
+    0.9 a default fit of 40 items x 2 prompts x 3 judges x 2 calls diverged once in 4,000
+    draws, with sigma_prompt at its 97.6% quantile; at 0.95 it has none, for about 0.2 s more.
+
+    >>> import bayes_tee as bt
+    >>> d = bt.validate_design(bt.datasets.load("tee_demo"), outcome="score", item="item",
+    ...                        prompt="prompt")
+    >>> few_level_accept(d)  # 3 prompts
+    0.95
+    """
+    levels = {f: len(v) for f, v in design.levels.items()}
+    if design.categories is not None:
+        levels["category"] = len(design.categories)
+    shared = [t for t in design.terms if t.kind == "random" and "item" not in t.facets and t.label != "cell"]
+    fewest = min((int(np.prod([levels.get(f, 1) for f in t.facets])) for t in shared), default=None)
+    return FEW_LEVEL_ACCEPT if fewest is not None and fewest <= FEWEST_LEVELS else None

@@ -198,6 +198,12 @@ def _blocks_fit(d: Design) -> bool:
     return blocks_limitation(d) is None
 
 
+def _few_level_accept(d: Design) -> float | None:
+    from .levels import few_level_accept
+
+    return few_level_accept(d)
+
+
 def _blocks_accept(d: Design) -> float | None:
     from .blocks_layout import blocks_target_accept
 
@@ -284,6 +290,7 @@ LIKELIHOODS: dict[str, Likelihood] = {
             data=_balanced_data,
             loglik="balanced",
             density=_balanced_density,
+            target_accept=_few_level_accept,
         ),
         Likelihood(
             "augmented",
@@ -291,6 +298,7 @@ LIKELIHOODS: dict[str, Likelihood] = {
             _augmented,
             loglik="marginal",
             density=_augmented_density,
+            target_accept=_few_level_accept,
         ),
         Likelihood(
             "blocks",
