@@ -298,7 +298,6 @@ LIKELIHOODS: dict[str, Likelihood] = {
             _augmented,
             loglik="marginal",
             density=_augmented_density,
-            target_accept=_few_level_accept,
         ),
         Likelihood(
             "blocks",
