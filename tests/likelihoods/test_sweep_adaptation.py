@@ -108,7 +108,7 @@ def test_levels_seen_one_sided_leave_the_mean_precision_and_a_majority_turns_it_
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("n_prompts", "prompt_sd", "seed", "before"),
-    [(4, 0.15, 1, "1 divergence (issue 40)"), (2, 0.5, 1, "37 divergences")],
+    [(4, 0.15, 1, "issue 40's design: 1 divergence"), (2, 0.5, 1, "2 prompts: 8-37 divergences a fit")],
 )
 def test_small_binary_designs_fit_without_divergences_at_the_defaults(n_prompts, prompt_sd, seed, before):
     """Issue 40's design (80 items x prompts x 3 judges x 5 calls, base rate 0.86): default
