@@ -275,6 +275,12 @@ def sweep_adaptation(
     data bound it on one side only) is left out of the mean, and ``info`` is zero (plain
     non-centring) when more than half of them are (at 4 prompts of SD 3 logits, one prompt
     without a failure in 1,200 calls: 13 divergences with ``info`` zero, none with it left out).
+
+    Examples
+    --------
+    >>> g = next(g for g in glmm_terms(d) if g.term.label == "prompt")  # doctest: +SKIP
+    >>> g.swept, g.v_hat.shape, g.info > 0  # 3 prompts: 2 coordinates  # doctest: +SKIP
+    (True, (2,), True)
     """
     p_cell = (k + 0.5) / (n + 1.0)
     # each interaction's facets per cell (a main term, a category, needs none)
@@ -282,7 +288,7 @@ def sweep_adaptation(
         f: design.cells[f].to_numpy() for g in terms if len(g.term.facets) > 1 for f in g.term.facets
     }
     out = []
-    for j, g in enumerate(terms):
+    for g in terms:
         L = len(g.labels)
         if not g.swept or g.centred[0] or L < 2:
             out.append(g)
