@@ -266,7 +266,7 @@ def sweep_adaptation(
     partial non-centring with its weight a function of the SD; Gorinova, Moore & Hoffman 2020).
 
     ``v_hat``: each level's logit of its calls' rate (shrunk by half a call), less their mean
-    and, for an interaction, less its facets' margins (:func:`_interaction_part`), undone
+    and, for an interaction, less its facets' margins (``_interaction_part``), undone
     from the logistic-normal attenuation (:data:`ATTENUATION`) of the other terms' rough
     variance, in the basis's coordinates. ``info``: the inverse of the levels' mean variance,
     each level's the inverse of its calls' logit precision plus, for every other random term
