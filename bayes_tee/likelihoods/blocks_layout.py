@@ -20,6 +20,7 @@ import numpy as np
 from .._core.exceptions import ArgumentError
 from ..design.roles import Design
 from .anova import _helmert
+from .levels import fewest_shared_levels
 
 
 @dataclass(frozen=True)
@@ -81,11 +82,7 @@ def blocks_target_accept(design: Design) -> float | None:
     >>> blocks_target_accept(d) is None  # 3 prompts
     True
     """
-    levels = {f: len(v) for f, v in design.levels.items()}
-    if design.categories is not None:
-        levels["category"] = len(design.categories)
-    shared = [t for t in design.terms if t.kind == "random" and "item" not in t.facets]
-    fewest = min((int(np.prod([levels.get(f, 1) for f in t.facets])) for t in shared), default=None)
+    fewest = fewest_shared_levels(design)
     return LONG_STEP_ACCEPT if fewest is None or fewest >= FEW_LEVELS else None
 
 

@@ -104,9 +104,22 @@ def few_level_accept(design: Design) -> float | None:
     >>> few_level_accept(d)  # 3 prompts
     0.95
     """
+    fewest = fewest_shared_levels(design)
+    return FEW_LEVEL_ACCEPT if fewest is not None and fewest <= FEWEST_LEVELS else None
+
+
+def fewest_shared_levels(design: Design) -> int | None:
+    """The fewest levels of any item-free random term (levels of a crossing multiplied, a
+    category term counting the categories); ``None`` when there is none.
+
+    >>> import bayes_tee as bt
+    >>> d = bt.validate_design(bt.datasets.load("tee_demo"), outcome="score", item="item",
+    ...                        prompt="prompt")
+    >>> fewest_shared_levels(d)  # 3 prompts
+    3
+    """
     levels = {f: len(v) for f, v in design.levels.items()}
     if design.categories is not None:
         levels["category"] = len(design.categories)
-    shared = [t for t in design.terms if t.kind == "random" and "item" not in t.facets and t.label != "cell"]
-    fewest = min((int(np.prod([levels.get(f, 1) for f in t.facets])) for t in shared), default=None)
-    return FEW_LEVEL_ACCEPT if fewest is not None and fewest <= FEWEST_LEVELS else None
+    shared = [t for t in design.terms if t.kind == "random" and "item" not in t.facets]
+    return min((int(np.prod([levels.get(f, 1) for f in t.facets])) for t in shared), default=None)
