@@ -463,13 +463,15 @@ def _print_leaderboard(args, post) -> None:
                     "leaderboard": table.to_dict("records"),
                     "pairs": pairs.to_dict("records"),
                     "note": table.attrs["note"],
+                    "scale": table.attrs["scale"],
                     "diagnostics": post.diagnostics(),
                 },
                 default=float,
             )
         )
         return
-    _emit(args, table, f"Leaderboard ({args.level:.0%} intervals; {table.attrs['note']}):")
+    unit = "" if table.attrs["scale"] == "outcome" else f"{table.attrs['scale']}; "
+    _emit(args, table, f"Leaderboard ({unit}{args.level:.0%} intervals; {table.attrs['note']}):")
     _emit(args, pairs, f"\nPairwise differences a - b (simultaneous: all {len(pairs)} pairs at once):")
     from ._core import diagnostics as diag
 

@@ -25,7 +25,7 @@ from typing import Literal
 import pandas as pd
 
 from .._core.exceptions import DesignError
-from .checks import check_frame, closest_column
+from .checks import check_frame, closest_column, scale_use_options
 from .formula import parse_formula
 from .from_formula import validate_formula
 from .out_of_core import is_out_of_core, validate_dask
@@ -188,14 +188,14 @@ def build_design(
             "path with it, or leave client=None for a pandas DataFrame (already in memory)."
         )
     for name, value in (("thresholds", thresholds), ("spread", spread)):
-        if value != "common" and (formula is not None or system is not None or is_out_of_core(data)):
+        if value != "common" and is_out_of_core(data):
             raise DesignError(
-                f"{name}={value!r} sets an ordinal fit's scale use per judge, from column roles on a "
-                "pandas DataFrame (family='ordinal', judge=...); it does not apply with formula=, "
-                "system= or parquet data."
+                f"{name}={value!r} sets an ordinal fit's scale use per judge, from the scores in memory: "
+                "read parquet or dask data with .compute() first."
             )
+    scale_use = {"thresholds": thresholds, "spread": spread}
     if system is not None:
-        _check_system(data, system, family, position, swapped)
+        _check_system(data, system, position, swapped)
     if formula is not None:
         if position is not None or replicate is not None or swapped is not None:
             raise DesignError(
@@ -230,16 +230,18 @@ def build_design(
             raise DesignError(
                 f"outcome={outcome!r} but the formula's outcome is {lhs!r}; give one of the two."
             )
-        return validate_formula(
+        design = validate_formula(
             data, formula, item=item, prompt=prompt, judge=judge, temperature=temperature,
             category=category, system=system, family=family, overdispersion=overdispersion, warn=warn,
         )  # fmt: skip
+        return _with_scale_use(design, scale_use)
     if system is not None:
-        return _system_design(
+        design = _system_design(
             data, system=system, judge_effect=judge_effect, family=family, warn=warn, outcome=outcome,
             item=item, prompt=prompt, judge=judge, temperature=temperature, replicate=replicate,
             category=category,
         )  # fmt: skip
+        return _with_scale_use(design, scale_use)
     if is_out_of_core(data):
         if outcome is None or item is None:
             raise DesignError("outcome= and item= are required for parquet or dask data.")
@@ -261,14 +263,21 @@ def build_design(
     )  # fmt: skip
 
 
-def _check_system(data: object, system: str, family: str, position, swapped) -> None:
+def _with_scale_use(design: Design, options: dict[str, str]) -> Design:
+    """A formula's or a comparison's design with an ordinal fit's per-judge cutpoints or
+    spread (:func:`~bayes_tee.design.checks.scale_use_options`: they need the judge role).
+    """
+    if all(v == "common" for v in options.values()):
+        return design
+    options = {**options, "judge_effect": design.judge_effect}
+    thresholds, spread = scale_use_options(
+        options, design.outcome_levels is not None, design.family, list(design.facets)
+    )
+    return dataclasses.replace(design, thresholds=thresholds, spread=spread)
+
+
+def _check_system(data: object, system: str, position, swapped) -> None:
     """Refuse what a comparison of systems cannot fit, naming the limitation."""
-    if family != "gaussian":
-        raise DesignError(
-            f"system= compares systems on the linear model (family='gaussian', the linear probability "
-            f"model for 0/1 scores); family={family!r} with several systems is not built yet: fit one "
-            "system at a time for the GLMM."
-        )
     if is_out_of_core(data):
         raise DesignError(
             "system= needs a pandas DataFrame; read parquet or dask data with .compute() first."

@@ -17,6 +17,7 @@ import pandas as pd
 
 from .._core import diagnostics as diag
 from .._core.files import writable_file
+from ..families import get_family
 from ..plots import plot_dstudy, plot_frontier, plot_leaderboard, plot_p_better, plot_ranks
 from . import leaderboard as board
 from .report import _pct, _png, _prob, _quiet, _table, budget_plan, framed_summary, page_head, report_grid
@@ -85,6 +86,7 @@ def writeup(post: Posterior, level: float = 0.9, n_top: int = 2) -> str:
         f"in one Bayesian crossed random-effects model ({post.method} likelihood, {post.priors.name} "
         f"priors), the systems a fixed factor and their interactions with every random facet variance "
         f"components.",
+        *_scale_sentence(post),
         f"{best['system']} ranks first ({best['estimate']:.3g}; {level:.0%} interval over new "
         f"{'items and prompts' if 'prompt' in d.facets else 'items'} [{best['new_low']:.3g}, "
         f"{best['new_high']:.3g}], for these judges and prompts [{best['panel_low']:.3g}, "
@@ -106,6 +108,20 @@ def writeup(post: Posterior, level: float = 0.9, n_top: int = 2) -> str:
         else "All convergence diagnostics passed."
     )
     return " ".join(text)
+
+
+def _scale_sentence(post: Posterior) -> list[str]:
+    """For a binomial or ordinal comparison: in what units its scores are, and on what scale
+    its variance components are.
+    """
+    scale = board.score_scale(post)
+    if scale == "outcome":
+        return []
+    return [
+        f"Scores are each system's {scale} over the population of items (and prompts); the variance "
+        f"components and the shares of a difference are on the latent ({get_family(post.family).link}) "
+        "scale."
+    ]
 
 
 def report(

@@ -38,6 +38,7 @@ from scipy import special
 from .._core.exceptions import ArgumentError, DesignError
 from .._core.intervals import check_level, summarize_samples
 from .._core.trees import group
+from . import system_scores as ss
 from .components import normal_mixture_quantile
 from .dstudy import (
     Over,
@@ -207,22 +208,37 @@ def leaderboard(
     draws = score_draws(post, over, random_seed=random_seed, est=est.to_numpy(), var=var[f"{over}_own"])
     ranks = ranks_of(draws, higher_is_better)
     a = (1 - check_level(level)) / 2
-    out = pd.DataFrame({"system": est.index, "estimate": est.to_numpy()})
-    for kind in ("panel", "new"):
-        half = np.array([_half(level, v) for v in var[kind]])
-        out[f"{kind}_low"], out[f"{kind}_high"] = out["estimate"] - half, out["estimate"] + half
+    if ss.is_latent_comparison(post):  # the score's scale (system_scores)
+        scores = ss.system_scores(post, var)
+        out = pd.DataFrame({"system": est.index, "estimate": scores.estimate})
+        for kind in ("panel", "new"):
+            out[f"{kind}_low"], out[f"{kind}_high"] = ss.interval(scores, kind, level)
+    else:
+        out = pd.DataFrame({"system": est.index, "estimate": est.to_numpy()})
+        for kind in ("panel", "new"):
+            half = np.array([_half(level, v) for v in var[kind]])
+            out[f"{kind}_low"], out[f"{kind}_high"] = out["estimate"] - half, out["estimate"] + half
     out["rank_median"] = np.median(ranks, axis=0)
     out["rank_low"] = np.quantile(ranks, a, axis=0, method="lower").astype(int)
     out["rank_high"] = np.quantile(ranks, 1 - a, axis=0, method="higher").astype(int)
     out["p_best"] = (ranks == 1).mean(axis=0)
+    if ss.is_latent_comparison(post):
+        out["latent"] = est.to_numpy()
     out = out.sort_values("estimate", ascending=not higher_is_better, ignore_index=True)
     judges = post.design.judge_effect if "judge" in post.design.facets else None
     random = [t.label for t in post.terms if t.kind != "fixed" and len(t.facets) == 1]
     note = "new: over new " + ", ".join(f"{f}s" for f in random if f != "category")
     if judges == "fixed":
         note += "; the judges are a fixed panel (fit judge_effect='random' to generalise over new judges)"
-    out.attrs.update(level=level, over=over, judges=judges, note=note)
+    out.attrs.update(level=level, over=over, judges=judges, note=note, scale=score_scale(post))
     return out
+
+
+def score_scale(post: Posterior) -> str:
+    """The units of a leaderboard's estimates and differences."""
+    if not ss.is_latent_comparison(post):
+        return "outcome"
+    return "expected score" if post.design.outcome_levels is not None else "success probability"
 
 
 def pairs(
@@ -267,27 +283,32 @@ def pairs(
     if not combos:
         raise DesignError("pairs() needs two or more systems.")
     sim_level = level ** (1.0 / len(combos))  # Sidak: every interval holds at once with `level`
+    scores = None
+    if ss.is_latent_comparison(post):  # differences of scores; P(a better) is the latent one
+        scores = ss.system_scores(post, error_variances(post))
     rows = []
     for a_name, b_name in combos:
         i, j = index[a_name], index[b_name]
         diff = float(est.iloc[i] - est.iloc[j])
         var = own[i] + own[j]
         half, sim_half = _half(level, var), _half(sim_level, var)
-        rows.append(
-            {
-                "system_a": a_name,
-                "system_b": b_name,
-                "difference": diff,
-                "low": diff - half,
-                "high": diff + half,
-                "simultaneous_low": diff - sim_half,
-                "simultaneous_high": diff + sim_half,
-                "se_median": float(np.median(np.sqrt(var))),
-                "p_a_better": float(np.mean(special.ndtr(diff / np.sqrt(var)))),
-            }
-        )
+        row = {
+            "system_a": a_name,
+            "system_b": b_name,
+            "difference": diff,
+            "low": diff - half,
+            "high": diff + half,
+            "simultaneous_low": diff - sim_half,
+            "simultaneous_high": diff + sim_half,
+            "se_median": float(np.median(np.sqrt(var))),
+            "p_a_better": float(np.mean(special.ndtr(diff / np.sqrt(var)))),
+        }
+        if scores is not None:
+            row |= ss.difference(scores, i, j, f"{over}_own", (level, sim_level))
+            row["latent_difference"] = diff
+        rows.append(row)
     out = pd.DataFrame(rows)
-    out.attrs.update(level=level, simultaneous_level=sim_level, over=over)
+    out.attrs.update(level=level, simultaneous_level=sim_level, over=over, scale=score_scale(post))
     return out
 
 
@@ -379,7 +400,10 @@ def separation(
     gap : float, optional
         A true difference between two systems: adds ``p_resolved``, the posterior-predictive
         probability that a study at the design separates them (averaged over the draws:
-        ``Phi(gap/se - z) + Phi(-gap/se - z)``, ``z`` the ``level`` quantile).
+        ``Phi(gap/se - z) + Phi(-gap/se - z)``, ``z`` the ``level`` quantile). In the
+        leaderboard's units: for a binomial or ordinal fit a difference of success
+        probabilities or expected scores, carried to the latent scale by
+        :func:`bayes_tee.posterior.system_scores.score_slope`.
     over : {"new", "panel"}
         The reading of the difference (see the module docstring).
     level : float
@@ -393,7 +417,9 @@ def separation(
     -------
     pandas.DataFrame
         The counts, ``calls_per_system``, ``se_median/low/high``, ``var_ratio_median/low/high``
-        (against the observed design), ``p_resolved`` and ``p_below_target`` when asked.
+        (against the observed design), ``p_resolved`` and ``p_below_target`` when asked. A
+        binomial or ordinal fit's SEs are on the latent scale; ``score_se_median`` is the
+        median in the leaderboard's units (``attrs["slope"]`` per latent unit).
     """
     system = require_systems(post)
     _check(level, over)
@@ -418,11 +444,15 @@ def separation(
     out = grid.drop(columns=[f"n_{system}"], errors="ignore").reset_index(drop=True)
     out["calls_per_system"] = calls(grid.assign(**{f"n_{system}": 1.0}), post.design.counts, fields)
     out = pd.concat([out, summarize_designs(var, current, level=level, target_se=target_se)], axis=1)
+    slope = 1.0
+    if ss.is_latent_comparison(post):  # the SE and the gap in score units, through the curve
+        slope = ss.score_slope(post)
+        out["score_se_median"] = out["se_median"] * slope
     if gap is not None:
         z = special.ndtri(1 - (1 - check_level(level)) / 2)
-        se = np.sqrt(var)
+        se = np.sqrt(var) * slope
         out["p_resolved"] = (special.ndtr(abs(gap) / se - z) + special.ndtr(-abs(gap) / se - z)).mean(axis=0)
-    out.attrs.update(object="system", over=over, level=level, gap=gap)
+    out.attrs.update(object="system", over=over, level=level, gap=gap, scale=score_scale(post), slope=slope)
     return out
 
 

@@ -235,61 +235,64 @@ def on_spread(eta: np.ndarray, cuts: np.ndarray, spread: np.ndarray | None) -> t
     return eta / spread, cuts / spread[..., None]
 
 
-def population_mean_probability(draws: _Draws, n_nodes: int = 40) -> np.ndarray:
-    """Logit GLMM: the mean success probability over the population of every random facet and
-    over the fitted judge/temperature levels, per draw (Gauss-Hermite over the summed latent
-    variance; the average of inverse-logits, not the inverse-logit of the mean).
-
-    >>> d = _Draws({"item": np.array([0.0])}, {}, np.zeros(1), np.array([0.0]), "binomial")
-    >>> population_mean_probability(d).round(6).tolist()
-    [0.5]
-    """
-    x, w = np.polynomial.hermite.hermgauss(n_nodes)
-    var = sum((s**2 for s in draws.sigma.values()), np.zeros_like(draws.mu))
-    shift = draws.mu[:, None]
-    for eff in draws.fixed.values():  # every combination of fixed levels, equally weighted
-        shift = (shift[:, :, None] + eff[:, None, :]).reshape(len(draws.mu), -1)
-    z = np.sqrt(2.0 * var)[:, None, None] * x[None, None, :]
-    p = 1.0 / (1.0 + np.exp(-(shift[:, :, None] + z)))
-    return (p * w).sum(axis=2).mean(axis=1) / np.sqrt(np.pi)
-
-
 def _exceed(t: np.ndarray, link: str) -> np.ndarray:
     """``1 - F(t)``: the chance the latent value passes a cutpoint ``t`` away."""
     return special.expit(-t) if link == "logit" else special.ndtr(-t)
 
 
-def population_mean_score(draws: _Draws, n_nodes: int = 40) -> np.ndarray:
-    """Ordinal GLMM: the expected score over the population of every random facet and over the
-    fitted judge/temperature levels, per draw: ``v_0 + sum_k (v_{k+1} - v_k) P(y > k)``,
-    integrated over the latent normal by Gauss-Hermite, each judge at its own cutpoints when
-    it has them.
+#: Latent draws of :func:`population_scores` held at once (draws x locations x fixed-level
+#: combinations x nodes).
+CURVE_ELEMENTS = 4_000_000
 
+
+def population_scores(draws: _Draws, at: np.ndarray | None = None, n_nodes: int = 40) -> np.ndarray:
+    """A latent family's mean outcome over the population of every random facet and over the
+    fitted judge/temperature levels, per draw: the success probability (logit GLMM), or the
+    expected score ``v_0 + sum_k (v_{k+1} - v_k) P(y > k)`` (ordinal GLMM, each judge at its
+    own cutpoints when it has them). Gauss-Hermite over the summed latent variance: the average
+    of the inverse link, not the inverse link of the mean.
+
+    ``at``: latent locations ``(S, G)`` in place of the grand mean (``None``: ``draws.mu``,
+    and the result is ``(S,)``); the result is then ``(S, G)``, e.g. a system's score curve.
+
+    >>> d = _Draws({"item": np.array([0.0])}, {}, np.zeros(1), np.array([0.0]), "binomial")
+    >>> population_scores(d).round(6).tolist()
+    [0.5]
     >>> d = _Draws({"item": np.zeros(1)}, {}, np.zeros(1), np.zeros(1), "ordinal",
     ...            np.array([[[-1.0, 1.0]]]), np.array([1.0, 2.0, 3.0]))
-    >>> population_mean_score(d).round(6).tolist()
-    [2.0]
+    >>> population_scores(d, np.array([[-50.0, 0.0, 50.0]])).round(6).tolist()
+    [[1.0, 2.0, 3.0]]
     """
     link = get_family(draws.family).link
     x, w = np.polynomial.hermite.hermgauss(n_nodes)
     S = len(draws.mu)
+    loc = draws.mu[:, None] if at is None else np.asarray(at, float).reshape(S, -1)
     var = sum((s**2 for s in draws.sigma.values()), np.zeros(S))
-    shift, sets = draws.mu[:, None], np.zeros(1, dtype=int)
+    shift, sets = np.zeros((S, 1)), np.zeros(1, dtype=int)
+    ordinal = draws.cuts is not None
     for label, eff in draws.fixed.items():  # every combination of fixed levels, equally weighted
         L = eff.shape[1]
         shift = (shift[:, :, None] + eff[:, None, :]).reshape(S, -1)
         sets = (
             np.tile(np.arange(L), len(sets))
-            if (label == "judge" and draws.judge_sets)
+            if (ordinal and label == "judge" and draws.judge_sets)
             else np.repeat(sets, L)
         )
-    eta = shift[:, :, None] + np.sqrt(2.0 * var)[:, None, None] * x[None, None, :]  # (S, M, nodes)
-    cuts = np.broadcast_to(draws.cuts[:, sets, None, :], (*eta.shape, draws.cuts.shape[2]))
-    spread = None if draws.spread is None else np.broadcast_to(draws.spread[:, sets, None], eta.shape)
-    eta, cuts = on_spread(eta, cuts, spread)
-    above = _exceed(cuts - eta[..., None], link)  # (S, M, nodes, K - 1)
-    score = draws.values[0] + above @ np.diff(draws.values)
-    return (score * w).sum(axis=2).mean(axis=1) / np.sqrt(np.pi)
+    out = np.empty(loc.shape)
+    per = max(1, CURVE_ELEMENTS // (loc.shape[1] * shift.shape[1] * n_nodes))
+    for a in range(0, S, per):
+        b = min(S, a + per)
+        node = np.sqrt(2.0 * var[a:b])[:, None, None, None] * x
+        eta = loc[a:b, :, None, None] + shift[a:b, None, :, None] + node  # (B, G, M, nodes)
+        if ordinal:
+            cuts = draws.cuts[a:b][:, sets][:, None, :, None, :]
+            spread = None if draws.spread is None else draws.spread[a:b][:, sets][:, None, :, None]
+            eta, cuts = on_spread(eta, cuts, spread)
+            score = draws.values[0] + _exceed(cuts - eta[..., None], link) @ np.diff(draws.values)
+        else:
+            score = special.expit(eta)
+        out[a:b] = (score * w).sum(axis=3).mean(axis=2) / np.sqrt(np.pi)
+    return out[:, 0] if at is None else out
 
 
 def category_probabilities(eta: np.ndarray, cuts: np.ndarray, link: str) -> np.ndarray:
@@ -380,7 +383,7 @@ def simulate_studies(
             raise ArgumentError(
                 "judges='panel' is for the linear model; the GLMM projects judges like these."
             )
-        theta_pop = population_mean_score(draws) if ordinal else population_mean_probability(draws)
+        theta_pop = population_scores(draws)
     total = S * K
     per = max(K, (CHUNK_ELEMENTS // max(lay.n_cells, 1)) // K * K)
     index = {t.label: _term_index(t, lay, categories) for t in terms if t.kind == "random"}

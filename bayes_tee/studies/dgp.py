@@ -355,6 +355,9 @@ def systems_dgp(
     variances: dict[str, float] | None = None,
     residual: float = 0.5,
     n_replicates: int = 1,
+    outcome: Literal["gaussian", "logit", "ordinal"] = "gaussian",
+    mu: float = 0.0,
+    cutpoints: np.ndarray | None = None,
     random_seed: int | None = None,
 ) -> pd.DataFrame:
     """Several systems scored on the same items by the same judges under the same prompts,
@@ -365,6 +368,14 @@ def systems_dgp(
     cell; separable from ``e`` with replicates). The system effects ``alpha`` are spread evenly
     over ``system_sd`` (fixed truths), the judges are a fixed panel (their effects spread
     evenly over 0.3) and every other term is drawn from ``N(0, variances[label])``.
+
+    ``outcome="logit"`` makes each call a 0/1 verdict: ``1`` when ``mu + y - e`` plus logistic
+    noise is positive (``residual`` unused); ``"ordinal"`` a score
+    ``1 + #{k: mu + y - e + logistic noise > cutpoints[k]}`` (default cutpoints
+    ``[-2, -0.67, 0.67, 2]``). Their truths are on the latent scale, and ``attrs["truth"]``
+    adds ``new_score``: each system's success probability or expected score over the
+    population of items and prompts for this judge panel (its fixed judge and judge x system
+    effects), by Gauss-Hermite over the other terms' summed variance.
 
     Returns
     -------
@@ -408,11 +419,31 @@ def systems_dgp(
     y = (
         alpha[s] + eff["item"][i] + eff["prompt"][p] + lam[j] + eff["system:item"][s, i]
         + eff["system:prompt"][s, p] + eff["system:judge"][s, j] + eff["item:prompt"][i, p]
-        + eff["item:judge"][i, j] + eff["cell"][s, i, p, j] + rng.normal(0, np.sqrt(residual), s.size)
+        + eff["item:judge"][i, j] + eff["cell"][s, i, p, j]
     )  # fmt: skip
     names = [f"s{k}" for k in range(S)]
     new = alpha + lam.mean() + eff["system:judge"].mean(axis=1)
     panel = new + eff["prompt"].mean() + eff["system:prompt"].mean(axis=1)
+    extra = {}
+    if outcome == "gaussian":
+        y = y + rng.normal(0, np.sqrt(residual), s.size)
+    elif outcome in LATENT:
+        cuts = np.array([-2.0, -0.67, 0.67, 2.0]) if cutpoints is None else np.asarray(cutpoints, float)
+        if outcome == "ordinal" and (cuts.ndim != 1 or cuts.size < 2 or np.any(np.diff(cuts) <= 0)):
+            raise ArgumentError(f"cutpoints must be two or more increasing values, got {cutpoints!r}.")
+        latent = mu + y + rng.logistic(size=y.shape)
+        y = (latent > 0).astype(int) if outcome == "logit" else 1 + (latent[:, None] > cuts).sum(axis=1)
+        # each system's score over new items and prompts, for this panel (Gauss-Hermite)
+        x, w = np.polynomial.hermite.hermgauss(40)
+        spread = np.sqrt(2.0 * sum(val for k, val in v.items() if k != "system:judge"))
+        at = (mu + alpha[:, None] + lam + eff["system:judge"])[..., None] + spread * x  # (S, M, nodes)
+        if outcome == "logit":
+            g = 1.0 / (1.0 + np.exp(-at))
+        else:  # 1 + the number of cutpoints passed: 1 + sum_k P(latent > c_k)
+            g = 1.0 + (1.0 / (1.0 + np.exp(-(at[..., None] - cuts)))).sum(axis=-1)
+        extra["new_score"] = dict(zip(names, ((g * w).sum(axis=-1).mean(axis=1) / np.sqrt(np.pi)).tolist()))
+    else:
+        raise ArgumentError(f"outcome must be 'gaussian', 'logit' or 'ordinal', got {outcome!r}.")
     df = pd.DataFrame(
         {
             "model": np.array(names)[s],
@@ -428,6 +459,7 @@ def systems_dgp(
         "residual": float(residual),
         "new": dict(zip(names, new.tolist())),
         "panel": dict(zip(names, panel.tolist())),
+        **extra,
     }
     return df
 

@@ -115,8 +115,13 @@ def test_ordinal_design_counts_and_checks():
         bt.build_design(df, outcome="y", item="item", family="ordinal", thresholds="judge")
     with pytest.raises(bt.DesignError, match="family='gaussian' has none"):
         design(df, thresholds="judge")
-    with pytest.raises(bt.DesignError, match="does not apply with formula="):
+    with pytest.raises(bt.DesignError, match="family='gaussian' has none"):
         bt.build_design(df, formula="y ~ (1|item) + (1|judge)", thresholds="judge")
+    # a formula's judge facet takes its own cutpoints too
+    d = bt.build_design(df, formula="y ~ judge + (1|item)", family="ordinal", thresholds="judge")
+    assert d.thresholds == "judge" and d.facets == ("item", "judge")
+    with pytest.raises(bt.DesignError, match="thresholds='judge' gives each judge"):
+        bt.build_design(df, formula="y ~ (1|item)", family="ordinal", thresholds="judge")
     with pytest.raises(bt.ArgumentError, match="method='rows'"):
         bt.fit_posterior(df, outcome="y", item="item", family="ordinal", method="rows", progressbar=False)
     with pytest.raises(bt.DesignError, match="spread='judge' gives each judge"):

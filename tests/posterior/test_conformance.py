@@ -36,8 +36,8 @@ def _pilot(loss=0.0, **kw):
 SYSTEM_ROLES = dict(outcome="score", item="item", prompt="prompt", judge="judge", system="model")
 
 
-def _systems(loss=0.0):
-    df = bt.simulate.systems_dgp(n_systems=4, n_items=12, n_replicates=2, random_seed=4)
+def _systems(loss=0.0, outcome="gaussian"):
+    df = bt.simulate.systems_dgp(n_systems=4, n_items=12, n_replicates=2, outcome=outcome, random_seed=4)
     return df[np.random.default_rng(5).random(len(df)) >= loss]
 
 
@@ -80,6 +80,10 @@ LAYOUTS = {
     ),
     "systems": lambda: _fit(_systems(), **SYSTEM_ROLES),
     "systems, calls lost": lambda: _fit(_systems(0.05), **SYSTEM_ROLES),
+    "systems, binomial, calls lost": lambda: _fit(_systems(0.05, "logit"), **SYSTEM_ROLES, family="binomial"),
+    "systems, ordinal, judge cutpoints": lambda: _fit(
+        _systems(outcome="ordinal"), **SYSTEM_ROLES, family="ordinal", thresholds="judge"
+    ),
     "pairwise": lambda: _fit(
         bt.simulate.pairwise_battles(n_items=40, n_prompts=2, n_judges=2, random_seed=3),
         outcome="slot_winner",

@@ -172,8 +172,8 @@ def test_formula_refuses_what_it_cannot_fit():
         bt.fit_posterior(df, "y", formula="score ~ (1|item)")
     with pytest.raises(bt.DesignError, match="no position= or replicate="):
         bt.fit_posterior(df, formula="score ~ (1|item) + (1|judge)", replicate="replicate")
-    with pytest.raises(bt.DesignError, match="does not apply with formula="):
-        bt.fit_posterior(df, formula="score ~ (1|item)", family="ordinal", thresholds="judge")
+    with pytest.raises(bt.DesignError, match="family='gaussian' has none: use family='ordinal'"):
+        bt.fit_posterior(df, formula="score ~ (1|item) + (1|judge)", thresholds="judge")
 
 
 @pytest.mark.slow
