@@ -22,6 +22,11 @@ variance components (:func:`~bayes_tee.posterior.components.normal_mixture_quant
 ``theta()`` does for one system, so the uncertainty in the components is carried, not plugged
 in. Counts are each system's own (a system scored on fewer items has a wider interval).
 
+A binomial or ordinal fit estimates the systems on the latent scale; its leaderboard and pairs
+answer in success probabilities or expected scores over the population of items
+(:mod:`bayes_tee.posterior.system_scores`), with the latent values beside them and the ranks
+unchanged.
+
 >>> post.leaderboard()  # doctest: +SKIP
 >>> post.pairs(over="panel")  # doctest: +SKIP
 """
@@ -199,8 +204,10 @@ def leaderboard(
     -------
     pandas.DataFrame
         ``system, estimate, panel_low, panel_high, new_low, new_high, rank_median, rank_low,
-        rank_high, p_best``; ``attrs``: ``level``, ``over``, ``judges`` (fixed or random) and
-        ``note`` (what *new* generalises over).
+        rank_high, p_best`` (and ``latent``, the latent location, for a binomial or ordinal
+        fit, whose estimates and intervals are success probabilities or expected scores);
+        ``attrs``: ``level``, ``over``, ``judges`` (fixed or random), ``note`` (what *new*
+        generalises over) and ``scale`` (the estimates' units).
     """
     _check(level, over)
     est = system_estimates(post)
@@ -268,7 +275,9 @@ def pairs(
     -------
     pandas.DataFrame
         ``system_a, system_b, difference, low, high, simultaneous_low, simultaneous_high,
-        se_median, p_a_better``; ``attrs``: ``level``, ``simultaneous_level``, ``over``.
+        se_median, p_a_better`` (a binomial or ordinal fit: differences of success
+        probabilities or expected scores, ``se_median`` their posterior SD, and
+        ``latent_difference``); ``attrs``: ``level``, ``simultaneous_level``, ``over``, ``scale``.
     """
     _check(level, over)
     est = system_estimates(post)

@@ -123,8 +123,13 @@ def test_bad_requests_name_the_fix(post, demo_post):
 
 
 def test_the_system_role_refuses_what_it_cannot_fit(data):
-    with pytest.raises(bt.DesignError, match="family='gaussian'"):
-        bt.build_design(data.assign(score=(data["score"] > 0).astype(int)), **ROLES, family="binomial")
+    # the GLMM families compare systems too (tests/posterior/test_latent_systems.py); a
+    # per-judge option of the ordinal family is refused on 0/1 verdicts
+    binary = data.assign(score=(data["score"] > 0).astype(int))
+    d = bt.build_design(binary, **ROLES, family="binomial")
+    assert d.system == "system" and d.family == "binomial"
+    with pytest.raises(bt.DesignError, match="family='binomial' has none"):
+        bt.build_design(binary, **ROLES, family="binomial", thresholds="judge")
     with pytest.raises(bt.DesignError, match="Did you mean 'model'"):
         bt.build_design(data, **{**ROLES, "system": "modle"})
     with pytest.raises(bt.DesignError, match="two or more systems"):

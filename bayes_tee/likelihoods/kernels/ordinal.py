@@ -82,18 +82,19 @@ def cutpoints(x, gap_off, n_sets, K, gap_mu, gap_sd):  # pragma: no cover - comp
     return cut, logp, gaps
 
 
-@numba.njit(cache=True, nogil=True)
-def cell_loglik(counts_c, cut_s, eta, link, g_cut):  # pragma: no cover - compiled
-    """One cell's log likelihood and its derivative in ``eta``; adds the cutpoints' gradient
-    into ``g_cut`` (length ``K - 1``). Only the cutpoints that bound a category the cell's calls
-    fell in are evaluated, each once (a cell of one call costs two CDFs, not ``K - 1``).
+@numba.njit(cache=True, nogil=True, inline="always")
+def cell_loglik(counts, c, cuts, s, eta, link, g_cut):  # pragma: no cover - compiled
+    """Cell ``c``'s log likelihood and its derivative in ``eta`` at threshold set ``s``'s
+    cutpoints ``cuts[s]``; adds the cutpoints' gradient into ``g_cut[s]``. Only the cutpoints
+    that bound a category the cell's calls fell in are evaluated, each once (a cell of one call
+    costs two CDFs, not ``K - 1``). Indexed, not sliced: no array view is made per cell.
     """
-    K = counts_c.size
+    K = counts.shape[1]
     ll, ge = 0.0, 0.0
     at = -2  # the cutpoint whose CDF is held in (cF, cS, cf)
     cF, cS, cf = 0.0, 1.0, 0.0
     for k in range(K):
-        n_k = counts_c[k]
+        n_k = counts[c, k]
         if n_k == 0:
             continue
         # lower bound: cut k - 1 (-inf for the first category)
@@ -102,12 +103,12 @@ def cell_loglik(counts_c, cut_s, eta, link, g_cut):  # pragma: no cover - compil
         elif at == k - 1:
             Fa, Sa, fa = cF, cS, cf
         else:
-            Fa, Sa, fa = _cdf_pdf(cut_s[k - 1] - eta, link)
+            Fa, Sa, fa = _cdf_pdf(cuts[s, k - 1] - eta, link)
         # upper bound: cut k (+inf for the last category)
         if k == K - 1:
             Fb, Sb, fb = 1.0, 0.0, 0.0
         else:
-            Fb, Sb, fb = _cdf_pdf(cut_s[k] - eta, link)
+            Fb, Sb, fb = _cdf_pdf(cuts[s, k] - eta, link)
             at, cF, cS, cf = k, Fb, Sb, fb
         # the difference from the side where it does not cancel
         p = max(Fb - Fa if Fb < 0.5 else Sa - Sb, _TINY)
@@ -115,9 +116,9 @@ def cell_loglik(counts_c, cut_s, eta, link, g_cut):  # pragma: no cover - compil
         # d log p / d eta = (f_low - f_up) / p; d / d cut_k = f_up / p; d / d cut_{k-1} = -f_low / p
         ge += n_k * (fa - fb) / p
         if k < K - 1:
-            g_cut[k] += n_k * fb / p
+            g_cut[s, k] += n_k * fb / p
         if k > 0:
-            g_cut[k - 1] -= n_k * fa / p
+            g_cut[s, k - 1] -= n_k * fa / p
     return ll, ge
 
 
@@ -205,6 +206,7 @@ def ordinal_logp_grad(
     for a in range(n_sets):
         for j in range(J):
             cut_sc[a, j] = cut[a] * inv_s[j]
+    flat_cut, flat_g = cut_sc.reshape((n_sets * J, K - 1)), g_sc.reshape((n_sets * J, K - 1))
 
     n_cells = counts.shape[0]
     n_b = betas.size
@@ -218,11 +220,11 @@ def ordinal_logp_grad(
         if spread_off >= 0:
             j = cell_judge[c]
             e = eta * inv_s[j]
-            ll, ge_s = cell_loglik(counts[c], cut_sc[s, j], e, link, g_sc[s, j])
+            ll, ge_s = cell_loglik(counts, c, flat_cut, s * J + j, e, link, flat_g)
             ge = ge_s * inv_s[j]
             g_ls[j] -= ge_s * e  # d t / d log s = -t, t = (c - eta) / s
         else:
-            ll, ge = cell_loglik(counts[c], cut[s], eta, link, g_cut[s])
+            ll, ge = cell_loglik(counts, c, cut, s, eta, link, g_cut)
         logp += ll
         if mu_in_eta:
             g_mu += ge
