@@ -22,10 +22,10 @@ variance components (:func:`~bayes_tee.posterior.components.normal_mixture_quant
 ``theta()`` does for one system, so the uncertainty in the components is carried, not plugged
 in. Counts are each system's own (a system scored on fewer items has a wider interval).
 
-A binomial or ordinal fit estimates the systems on the latent scale; its leaderboard and pairs
-answer in success probabilities or expected scores over the population of items
-(:mod:`bayes_tee.posterior.system_scores`), with the latent values beside them and the ranks
-unchanged.
+A binomial or ordinal fit estimates the systems on the latent scale; its leaderboard, pairs
+and ranks answer from the posterior of each system's success probability or expected score
+over the population of items (:mod:`bayes_tee.posterior.system_scores`), with the latent
+values beside them.
 
 >>> post.leaderboard()  # doctest: +SKIP
 >>> post.pairs(over="panel")  # doctest: +SKIP
@@ -212,15 +212,16 @@ def leaderboard(
     _check(level, over)
     est = system_estimates(post)
     var = error_variances(post)
-    draws = score_draws(post, over, random_seed=random_seed, est=est.to_numpy(), var=var[f"{over}_own"])
-    ranks = ranks_of(draws, higher_is_better)
     a = (1 - check_level(level)) / 2
     if ss.is_latent_comparison(post):  # the score's scale (system_scores)
         scores = ss.system_scores(post, var)
+        ranks = ranks_of(scores.ranked(over), higher_is_better)
         out = pd.DataFrame({"system": est.index, "estimate": scores.estimate})
         for kind in ("panel", "new"):
             out[f"{kind}_low"], out[f"{kind}_high"] = ss.interval(scores, kind, level)
     else:
+        draws = score_draws(post, over, random_seed=random_seed, est=est.to_numpy(), var=var[f"{over}_own"])
+        ranks = ranks_of(draws, higher_is_better)
         out = pd.DataFrame({"system": est.index, "estimate": est.to_numpy()})
         for kind in ("panel", "new"):
             half = np.array([_half(level, v) for v in var[kind]])
@@ -510,7 +511,11 @@ def rank_probabilities(
     draws as the leaderboard's ranks.
     """
     est = system_estimates(post)
-    ranks = ranks_of(score_draws(post, over, random_seed=random_seed, est=est.to_numpy()), higher_is_better)
+    if ss.is_latent_comparison(post):
+        draws = ss.system_scores(post, error_variances(post)).ranked(over)
+    else:
+        draws = score_draws(post, over, random_seed=random_seed, est=est.to_numpy())
+    ranks = ranks_of(draws, higher_is_better)
     S = ranks.shape[1]
     # one vectorised count: probs[s, r-1] = P(system s has rank r)
     probs = (ranks[:, :, None] == np.arange(1, S + 1)).mean(axis=0)

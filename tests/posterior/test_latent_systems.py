@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 import bayes_tee as bt
 from bayes_tee.posterior import leaderboard as board
@@ -57,7 +58,7 @@ def test_population_scores_match_a_direct_integral():
     """The score curve of a draw: expit averaged over N(0, V) (binomial) and the expected
     ordinal score over N(0, V) with two judges' own cutpoints, against scipy quadrature.
     """
-    from scipy import integrate, special, stats
+    from scipy import integrate, special
 
     d = pr._Draws({"item": np.array([0.9])}, {}, np.zeros(1), np.zeros(1), "binomial")
     at = np.array([[-1.0, 0.3, 2.0]])
@@ -111,8 +112,8 @@ def test_binomial_pairs_are_differences_of_probabilities(post):
         assert r.difference == pytest.approx(est[r.system_a] - est[r.system_b])
         assert r.latent_difference == pytest.approx(lat[r.system_a] - lat[r.system_b])
         assert r.simultaneous_low <= r.low < r.difference < r.high <= r.simultaneous_high
-        # P(a better) is the latent one: a monotone curve keeps the order
-        assert (r.p_a_better > 0.5) == (r.latent_difference > 0)
+        # P(a better) from the same draws: near Phi(difference / SD) for a near-normal posterior
+        assert r.p_a_better == pytest.approx(stats.norm.cdf(r.difference / r.se_median), abs=0.05)
     # the posterior SD agrees with the interval's width (90%: +-1.645 SD of a near-normal)
     width = (pairs["high"] - pairs["low"]) / (2 * 1.645)
     np.testing.assert_allclose(width, pairs["se_median"], rtol=0.1)
