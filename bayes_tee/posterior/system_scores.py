@@ -49,13 +49,20 @@ STEP = 1e-3
 
 
 def is_latent_comparison(post: Posterior) -> bool:
-    """Whether ``post`` compares systems on a latent scale (a binomial or ordinal GLMM)."""
+    """Whether ``post`` compares systems on a latent scale (a binomial or ordinal GLMM).
+
+    >>> is_latent_comparison(post)  # system="model", family="binomial"  # doctest: +SKIP
+    True
+    """
     return post.design.system is not None and get_family(post.family).latent
 
 
 def system_locations(post: Posterior) -> np.ndarray:
     """Posterior draws ``(n_draws, n_systems)`` of every system's latent location,
     ``mu + system_effect`` (chains stacked).
+
+    >>> system_locations(post).shape  # 4 chains x 1,000 draws, 3 systems  # doctest: +SKIP
+    (4000, 3)
     """
     P = group(post.idata, "posterior")
     system = post.design.system
@@ -67,6 +74,9 @@ def score_at(post: Posterior, latent: np.ndarray) -> np.ndarray:
     """Each draw's population score ``S_d`` (module docstring) at latent values ``latent``
     ``(n_draws, k)``: the fixed panel's levels averaged, every random term that involves a
     sampled facet integrated out, the system effect left to the latent value.
+
+    >>> score_at(post, system_locations(post)).mean(axis=0)  # each system's score  # doctest: +SKIP
+    array([0.52, 0.61, 0.68])
     """
     system = post.design.system
     new = system_error_terms(post)["new"]
@@ -129,12 +139,18 @@ class SystemScores:
 def system_scores(post: Posterior, var: dict[str, np.ndarray]) -> SystemScores:
     """:class:`SystemScores` of a latent comparison, with ``var`` the latent error variances
     (:func:`bayes_tee.posterior.leaderboard.error_variances`).
+
+    >>> system_scores(post, leaderboard.error_variances(post)).estimate  # doctest: +SKIP
+    array([0.52, 0.61, 0.68])
     """
     return SystemScores(score_at(post, system_locations(post)), var)
 
 
 def interval(scores: SystemScores, kind: str, level: float) -> tuple[np.ndarray, np.ndarray]:
-    """Each system's central ``level`` interval of its score under reading ``kind``."""
+    """Each system's central ``level`` interval of its score under reading ``kind``.
+
+    >>> low, high = interval(scores, "new", 0.9)  # doctest: +SKIP
+    """
     a = (1 - check_level(level)) / 2
     out = [np.quantile(scores.deviations(kind, [s]), [a, 1 - a]) for s in range(scores.draws.shape[1])]
     lo, hi = np.array(out).T
@@ -145,6 +161,9 @@ def difference(scores: SystemScores, i: int, j: int, kind: str, levels: tuple[fl
     """System ``i`` minus system ``j`` in score units under reading ``kind`` (``new_own`` or
     ``panel_own``): the difference of the estimates, its ``levels[0]`` interval and
     ``levels[1]`` (simultaneous) interval, its posterior SD and P(``i`` scores higher).
+
+    >>> difference(scores, 0, 1, "new_own", (0.9, 0.97))["p_a_better"]  # doctest: +SKIP
+    0.12
     """
     est = scores.estimate
     diff = scores.draws[:, i] - scores.draws[:, j] - (est[i] - est[j])
@@ -167,6 +186,9 @@ def score_slope(post: Posterior) -> float:
     """Score units per latent unit where the systems are: ``dS_d/dm`` at each system's
     location, averaged over the systems, its posterior median. It carries a latent SE to the
     leaderboard's scale.
+
+    >>> score_slope(post)  # near p (1 - p) at a success rate p  # doctest: +SKIP
+    0.19
     """
     m = system_locations(post)
     up, down = score_at(post, m + STEP), score_at(post, m - STEP)

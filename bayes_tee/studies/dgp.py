@@ -390,6 +390,9 @@ def systems_dgp(
     >>> df = systems_dgp(n_systems=3, n_items=10, random_seed=0)
     >>> len(df), sorted(df.attrs["truth"]["new"])
     (180, ['s0', 's1', 's2'])
+    >>> df = systems_dgp(n_systems=2, n_items=10, outcome="logit", random_seed=0)
+    >>> sorted(df["score"].unique().tolist()), sorted(df.attrs["truth"]["new_score"])
+    ([0, 1], ['s0', 's1'])
     """
     v = {
         "item": 1.0,
