@@ -77,26 +77,43 @@ def level_effects(post: Posterior, facet: str = "item", level: float = 0.9) -> p
         raise UnknownNameError(
             f"facet={facet!r} is not a main effect of this fit; choose one of {sorted(random | set(fixed))}."
         )
+    density, x = glmm_points(post, f"level_effects of a random facet ({facet!r})")
+    g = next(g for g in density.terms if g.term.label == facet)
+    return _table(post, facet, g.labels, density.level_effects(facet, x), level)
+
+
+def glmm_points(post: Posterior, what: str) -> tuple[GlmmDensity, np.ndarray]:
+    """A GLMM fit's density and its posterior draws as the density's unconstrained points
+    (rows, chains stacked), for the effects its kernel's forward pass gives.
+
+    Raises
+    ------
+    ArgumentError
+        A fit that is not a GLMM (its random effects are integrated out), or one loaded from a
+        file saved without ``keep_effects=True``; ``what`` names what needed them.
+
+    Examples
+    --------
+    >>> density, x = glmm_points(post, "level effects")  # doctest: +SKIP
+    """
     lk = LIKELIHOODS[post.method]
     density = lk.density(post.design, post.priors) if lk.density is not None else None
     if not isinstance(density, GlmmDensity):
         raise ArgumentError(
-            f"level_effects of a random facet ({facet!r}) needs a GLMM fit (family='binomial' or "
-            f"'ordinal'); this is a {post.family!r} fit with likelihood {post.method!r}, whose random "
-            "level effects are integrated out. Rank levels by their mean score instead."
+            f"{what} needs a GLMM fit (family='binomial' or 'ordinal'); this is a {post.family!r} fit "
+            f"with likelihood {post.method!r}, whose random level effects are integrated out. Rank "
+            "levels by their mean score instead."
         )
+    draws = group(post.idata, "posterior")
     names = [name for name, _, _ in density.layout.parameters]
     missing = [n for n in names if n not in draws]
     if missing:
         raise ArgumentError(
-            f"The posterior lacks {missing[:3]} (the random effects), so level effects cannot be "
-            "computed; refit, or save the fit with keep_effects=True."
+            f"The posterior lacks {missing[:3]} (the random effects), so {what} cannot be computed; "
+            "refit, or save the fit with keep_effects=True."
         )
-    n_chain, n_draw = draws.sizes["chain"], draws.sizes["draw"]
-    n = n_chain * n_draw
-    x = density.layout.flatten({k: draws[k].values.reshape(n, -1) for k in names}, n)
-    g = next(g for g in density.terms if g.term.label == facet)
-    return _table(post, facet, g.labels, density.level_effects(facet, x), level)
+    n = draws.sizes["chain"] * draws.sizes["draw"]
+    return density, density.layout.flatten({k: draws[k].values.reshape(n, -1) for k in names}, n)
 
 
 def _table(post: Posterior, facet: str, labels: list, eff: np.ndarray, level: float) -> pd.DataFrame:

@@ -231,7 +231,7 @@ def leaderboard(
     out["rank_high"] = np.quantile(ranks, 1 - a, axis=0, method="higher").astype(int)
     out["p_best"] = (ranks == 1).mean(axis=0)
     if ss.is_latent_comparison(post):
-        out["latent"] = est.to_numpy()
+        out["latent"] = scores.latent
     out = out.sort_values("estimate", ascending=not higher_is_better, ignore_index=True)
     judges = post.design.judge_effect if "judge" in post.design.facets else None
     random = [t.label for t in post.terms if t.kind != "fixed" and len(t.facets) == 1]
@@ -315,7 +315,7 @@ def pairs(
         }
         if scores is not None:
             row |= ss.difference(scores, i, j, f"{over}_own", (level, sim_level))
-            row["latent_difference"] = diff
+            row["latent_difference"] = float(scores.latent[i] - scores.latent[j])
         rows.append(row)
     out = pd.DataFrame(rows)
     out.attrs.update(level=level, simultaneous_level=sim_level, over=over, scale=score_scale(post))
