@@ -80,9 +80,9 @@ LAYOUTS = {
     ),
     "systems": lambda: _fit(_systems(), **SYSTEM_ROLES),
     "systems, calls lost": lambda: _fit(_systems(0.05), **SYSTEM_ROLES),
-    "systems, binomial, calls lost": lambda: _fit(_systems(0.05, "logit"), **SYSTEM_ROLES, family="binomial"),
-    "systems, ordinal, judge cutpoints": lambda: _fit(
-        _systems(outcome="ordinal"), **SYSTEM_ROLES, family="ordinal", thresholds="judge"
+    # the logit GLMM's comparison is checked in tests/posterior/test_latent_systems.py
+    "systems, ordinal, judge cutpoints, calls lost": lambda: _fit(
+        _systems(0.05, outcome="ordinal"), **SYSTEM_ROLES, family="ordinal", thresholds="judge"
     ),
     "pairwise": lambda: _fit(
         bt.simulate.pairwise_battles(n_items=40, n_prompts=2, n_judges=2, random_seed=3),
