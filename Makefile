@@ -40,10 +40,10 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check $(LINTED)
 
 ## Lint, the package's docstring examples, then the whole test suite on the locked stack
-## (two pytest-xdist workers)
+## (two pytest-xdist workers; the slowest tests listed, against the 15-minute budget)
 test: lint
 	$(BIN)/python -m pytest -q -p no:cacheprovider --doctest-modules bayes_tee
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=15
 
 ## The inner loop: tests not marked slow
 test-fast: $(STAMP)
