@@ -100,7 +100,8 @@ def system_locations(post: Posterior) -> np.ndarray:
         eff = density.level_effects(t.label, x)  # (draws, levels), less their mean
         of = np.zeros(len(g.labels), dtype=np.int64)
         of[g.cell_level] = codes
-        mean = np.stack([eff[:, of == s].mean(axis=1) for s in range(effect.shape[1])], axis=1)
+        share = np.eye(effect.shape[1])[of]  # (levels, systems): which system each level is
+        mean = eff @ (share / share.sum(axis=0))
         # a term centred on its main effects holds their totals: the system effect is in them
         effect = mean if any(kind == "fixed" for kind, _, _ in g.crossed) else effect + mean
     return mu + effect
@@ -190,8 +191,10 @@ def interval(scores: SystemScores, kind: str, level: float) -> tuple[np.ndarray,
     >>> low, high = interval(scores, "new", 0.9)  # doctest: +SKIP
     """
     a = (1 - check_level(level)) / 2
-    out = [np.quantile(scores.deviations(kind, [s]), [a, 1 - a]) for s in range(scores.draws.shape[1])]
-    lo, hi = np.array(out).T
+    S = scores.draws.shape[1]
+    # each system's deviations at its own panel/new ratio, all systems in one quantile call
+    dev = np.column_stack([scores.deviations(kind, [s])[:, 0] for s in range(S)])
+    lo, hi = np.quantile(dev, [a, 1 - a], axis=0)
     return scores.estimate + lo, scores.estimate + hi
 
 
