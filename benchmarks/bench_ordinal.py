@@ -5,7 +5,7 @@ Data: the cumulative-logit model with crossed items, prompts, judges (fixed, thr
 their own location), item x prompt, item x judge and prompt x judge (five random terms), one
 call per cell, 5-point scores piled towards the top (cutpoints below the latent mean), about
 4,000 scores at the default size. Each bayes_tee fit runs in a fresh process at the default
-settings (4 chains x 3,000 draws after 600 tuning steps, target 0.9); ``wall s`` includes ``import
+settings (4 chains x 2,000 draws after 600 tuning steps, target 0.9); ``wall s`` includes ``import
 bayes_tee``. clmm (``ordinal`` package, Debian ``r-cran-ordinal``; ``--install-r`` installs it)
 fits ``factor(y) ~ judge + (1|item) + (1|prompt) + (1|item:prompt) + (1|item:judge) +
 (1|prompt:judge)``; its time is ``system.time(clmm(...))`` inside R, data already read.

@@ -26,12 +26,16 @@ from .base import Family
 
 #: The logistic residual's variance, as for the binomial family.
 BINOMIAL_RESIDUAL = float(np.pi**2 / 3)
-#: Sampler defaults. Item x prompt at one call per judge is the slowest SD to mix
-#: (benchmarks/bench_ordinal.py, 4,080 scores, five random terms: R-hat 1.013, bulk ESS 508 in
-#: 4 x 2,000 draws at 0.9; 4 x 1,500 at 0.8: ESS 488, at 0.9: 335), so 3,000 per chain. On a
-#: 40-item pilot with two calls per cell, acceptance target 0.8 left 2-4 divergences per fit at
-#: three seeds, 0.9 left 0-1, as did the logit GLMM's 4 x 4,000 at 0.95 (at 2.4x the time).
-TUNE, DRAWS, TARGET_ACCEPT = 600, 3000, 0.9
+#: Sampler defaults. With every non-centred level but the cell effect's adapted to its data
+#: (:func:`~bayes_tee.likelihoods.glmm_layout.level_adaptation`) the slowest SDs mix at 0.16-0.34
+#: ESS a draw on the Likert benchmark (benchmarks/bench_ordinal.py, 4,080 scores, five random
+#: terms, six data sets: bulk ESS 661-1,354 in 4 x 1,000 draws) and at 0.10 or more on small
+#: designs with one call per cell (40 items, two to four prompts: 400-728), so 2,000 per chain.
+#: On a 40-item pilot with two calls per cell, target 0.8 left 2-4 divergences per fit at three
+#: seeds, 0.9 left 0-1.
+TUNE, DRAWS, TARGET_ACCEPT = 600, 2000, 0.9
+#: Draws per chain when the calls repeat (a cell effect sampled, :func:`cell_draws`).
+CELL_DRAWS = 3000
 #: The fewest categories an ordinal outcome has (two are the binomial family's).
 MIN_CATEGORIES = 3
 
@@ -87,6 +91,18 @@ class Ordinal(Family):
     def has_cell_term(self, overdispersion: bool) -> bool:
         """The cell effect is there only with overdispersion (calls that repeat), as in the GLMM."""
         return bool(overdispersion)
+
+
+def cell_draws(terms: list[str]) -> int | None:
+    """:data:`CELL_DRAWS` when the model has a cell effect (random ``terms`` by label), else
+    ``None`` (the family's draws). Its SD is told apart from the link's residual only by how a
+    cell's few calls spread, and mixes at about 0.05 ESS a draw (``sigma_cell`` at two calls per
+    cell of the small-facet designs: bulk ESS 187-374 in 4 x 1,000 draws).
+
+    >>> cell_draws(["item", "prompt", "cell"]), cell_draws(["item", "prompt"])
+    (3000, None)
+    """
+    return CELL_DRAWS if "cell" in terms else None
 
 
 ORDINAL = Ordinal(

@@ -103,7 +103,8 @@ class GlmmDensity:
         pidx = [
             np.zeros(0, dtype=i64) if g.parent_index is None else g.parent_index.astype(i64) for g in terms
         ]
-        # per swept term its basis, then its data-adapted coordinates' v_hat and info
+        # per swept term its basis, then its data-adapted coordinates' v_hat and info; per other
+        # term with adapted levels, their v_hat then their info (glmm_layout.level_adaptation)
         sweeps = [
             np.concatenate(
                 [
@@ -113,7 +114,7 @@ class GlmmDensity:
                 ]
             )
             if g.swept
-            else np.zeros(0)
+            else (np.concatenate([g.v_hat, g.level_info]) if g.level_info is not None else np.zeros(0))
             for g in terms
         ]
         self.sd_priors = sds

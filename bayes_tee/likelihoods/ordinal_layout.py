@@ -19,6 +19,7 @@ import numpy as np
 from scipy import special
 
 from ..design.roles import Design
+from .glmm_layout import END_COLUMNS
 
 #: Prior SD of a cutpoint gap's log: a gap 4.5 times the even spacing is one SD away.
 GAP_SD = 1.5
@@ -81,12 +82,16 @@ def ordinal_data(design: Design, link: str) -> dict:
 def binary_view(design: Design) -> Design:
     """The design with each call scored 1 above the category that holds the median call, 0 at
     or below it: what :func:`~.glmm_layout.glmm_terms` reads to decide which levels the data pin.
+    Each cell also counts its calls in the lowest and the highest category
+    (:data:`~.glmm_layout.END_COLUMNS`): a level is bounded on one side only when all of its
+    calls sit in one of those, not when they sit on one side of the median.
     """
     counts = design.cells[design.count_columns].to_numpy().astype(np.float64)
     total = counts.sum(0)
     split = min(int(np.searchsorted(np.cumsum(total) / total.sum(), 0.5)), counts.shape[1] - 2)
     n = counts.sum(1)
     k = counts[:, split + 1 :].sum(1)
-    cells = design.cells.assign(mean=k / n, ss=k - k**2 / n)
+    ends = dict(zip(END_COLUMNS, (counts[:, 0], counts[:, -1]), strict=True))
+    cells = design.cells.assign(mean=k / n, ss=k - k**2 / n, **ends)
     p = float(k.sum() / n.sum())
     return dataclasses.replace(design, cells=cells, y_mean=p, y_sd=float(np.sqrt(p * (1 - p))))

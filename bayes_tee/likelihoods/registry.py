@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from .._core.exceptions import ArgumentError
 from ..families import get_family
+from ..families.ordinal import cell_draws
 
 if TYPE_CHECKING:
     import numpy as np
@@ -70,6 +71,9 @@ class Likelihood:
     target_accept : callable or None
         ``design -> float or None``: the NUTS acceptance target this likelihood needs on the
         layout, when it differs from the family's default (``None``: the family's).
+    draws : callable or None
+        ``design -> int or None``: the draws per chain this likelihood needs on the layout,
+        when they differ from the family's default (``None``: the family's).
     """
 
     name: str
@@ -81,6 +85,14 @@ class Likelihood:
     loglik: str = ""
     density: Callable[[Design, PriorSpec], Density] | None = None
     target_accept: Callable[[Design], float | None] | None = None
+    draws: Callable[[Design], int | None] | None = None
+
+
+#: The version of the GLMMs' sampled coordinates, recorded in every fit's ``info`` (as
+#: ``glmm_coordinates``): 2 since every non-centred level is adapted to its data
+#: (:func:`~.glmm_layout.level_adaptation`). A fit's random effects are read back from its
+#: draws through these coordinates, so effects saved under another version are refused.
+GLMM_COORDINATES = 2
 
 
 # PyMC (and PyTensor) are imported where a PyMC graph is built, not by the registry: a fit
@@ -196,6 +208,10 @@ def _blocks_fit(d: Design) -> bool:
     from .blocks_layout import blocks_limitation
 
     return blocks_limitation(d) is None
+
+
+def _cell_draws(d: Design) -> int | None:
+    return cell_draws([t.label for t in d.terms if t.kind == "random"])
 
 
 def _few_level_accept(d: Design) -> float | None:
@@ -327,6 +343,7 @@ LIKELIHOODS: dict[str, Likelihood] = {
             postprocess=_add_logistic_residual,
             loglik="ordinal",
             density=_ordinal_density,
+            draws=_cell_draws,
         ),
         Likelihood(
             "ordinal_probit",
@@ -335,6 +352,7 @@ LIKELIHOODS: dict[str, Likelihood] = {
             postprocess=_add_probit_residual,
             loglik="ordinal_probit",
             density=_ordinal_density,
+            draws=_cell_draws,
         ),
         Likelihood(
             "binomial_quadrature",

@@ -207,8 +207,8 @@ def shares_table(
     -------
     pandas.DataFrame
         ``component, divisor, contribution_median, contribution_low, contribution_high,
-        share_median, share_low, share_high``; ``attrs["var_theta"]`` holds the summary of
-        the total.
+        share_median, share_low, share_high``; ``attrs["var_theta"]`` holds the total's
+        posterior ``mean``, ``median``, ``low`` and ``high``.
     """
     contrib = contributions(draws, terms, counts, estimand=estimand, categories=categories)
     total = contrib.sum("component")
@@ -222,6 +222,7 @@ def shares_table(
     vals = total.values.ravel()
     q = (1 - check_level(level)) / 2
     out.attrs["var_theta"] = {
+        "mean": float(np.mean(vals)),
         "median": float(np.median(vals)),
         "low": float(np.quantile(vals, q)),
         "high": float(np.quantile(vals, 1 - q)),

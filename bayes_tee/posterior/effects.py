@@ -22,7 +22,7 @@ from .._core.exceptions import ArgumentError, UnknownNameError
 from .._core.intervals import check_level
 from .._core.trees import group
 from ..likelihoods.binomial_density import GlmmDensity
-from ..likelihoods.registry import LIKELIHOODS
+from ..likelihoods.registry import GLMM_COORDINATES, LIKELIHOODS
 
 if TYPE_CHECKING:
     from .facade import Posterior
@@ -89,8 +89,9 @@ def glmm_points(post: Posterior, what: str) -> tuple[GlmmDensity, np.ndarray]:
     Raises
     ------
     ArgumentError
-        A fit that is not a GLMM (its random effects are integrated out), or one loaded from a
-        file saved without ``keep_effects=True``; ``what`` names what needed them.
+        A fit that is not a GLMM (its random effects are integrated out), one loaded from a
+        file saved without ``keep_effects=True``, or one whose effects were sampled in another
+        version's coordinates; ``what`` names what needed them.
 
     Examples
     --------
@@ -111,6 +112,13 @@ def glmm_points(post: Posterior, what: str) -> tuple[GlmmDensity, np.ndarray]:
         raise ArgumentError(
             f"The posterior lacks {missing[:3]} (the random effects), so {what} cannot be computed; "
             "refit, or save the fit with keep_effects=True."
+        )
+    version = post.info.get("glmm_coordinates", 1)
+    if version != GLMM_COORDINATES:
+        raise ArgumentError(
+            f"This fit's random effects were sampled in the GLMM coordinates of an earlier bayes_tee "
+            f"(version {version}; this one reads version {GLMM_COORDINATES}), so {what} cannot be read "
+            "from them: refit with this version."
         )
     n = draws.sizes["chain"] * draws.sizes["draw"]
     return density, density.layout.flatten({k: draws[k].values.reshape(n, -1) for k in names}, n)

@@ -65,7 +65,8 @@ def shares(
     -------
     pandas.DataFrame
         ``component, divisor, contribution_median/low/high, share_median/low/high``;
-        ``attrs["var_theta"]``, ``attrs["scale"]``.
+        ``attrs["var_theta"]`` (the total's posterior ``mean``, ``median``, ``low``,
+        ``high``), ``attrs["scale"]``.
 
     On a fit that compares systems (``system=``) the table is the shares of the variance of
     the difference between two systems (:func:`bayes_tee.posterior.leaderboard.difference_shares`).
@@ -138,7 +139,8 @@ def probability_shares(
     )
     total_summary = summarize_samples(total[:, None], level).iloc[0]
     out.attrs.update(
-        var_theta={k: float(total_summary[k]) for k in ("median", "low", "high")},
+        var_theta={"mean": float(np.mean(total))}
+        | {k: float(total_summary[k]) for k in ("median", "low", "high")},
         scale="probability",
         estimand=estimand,
         n_draws=len(total),

@@ -40,6 +40,7 @@ from ..families.binomial import DRAWS as GLMM_DRAWS
 from ..families.binomial import TUNE as GLMM_TUNE
 from ..families.gaussian import DRAWS, TUNE
 from ..likelihoods import Likelihood, build_model, choose_method, get_likelihood, method_note
+from ..likelihoods.registry import GLMM_COORDINATES
 from ..posterior.facade import Posterior
 
 __all__ = [
@@ -148,9 +149,11 @@ def sampler_settings(
     random_seed: int | None = None,
     progressbar: bool = True,
     likelihood_accept: float | None = None,
+    likelihood_draws: int | None = None,
 ) -> Settings:
     """The sampler's settings: the family's defaults where the caller gives none (the
-    likelihood's ``target_accept`` for the layout, ``likelihood_accept``, before the family's),
+    likelihood's ``target_accept`` and ``draws`` for the layout, ``likelihood_accept`` and
+    ``likelihood_draws``, before the family's),
     and a drawn seed (recorded in the posterior) when ``random_seed`` is ``None``.
 
     >>> from bayes_tee.families import get_family
@@ -169,6 +172,7 @@ def sampler_settings(
         raise ArgumentError(f"random_seed must be a non-negative integer or None, got {random_seed!r}.")
     d_tune, d_draws, d_accept = family.sampler_defaults()
     d_accept = d_accept if likelihood_accept is None else likelihood_accept
+    d_draws = d_draws if likelihood_draws is None else likelihood_draws
     seed = int(np.random.default_rng().integers(2**31)) if random_seed is None else int(random_seed)
     return Settings(
         sampler=sampler,
@@ -230,6 +234,7 @@ def sample_posterior(
         "draws": s.draws,
         "target_accept": s.target_accept,
         "random_seed": s.random_seed,
+        "glmm_coordinates": GLMM_COORDINATES,
         "build_s": round(timing["start"] - t0, 3),
         **timing["durations"],
         "n_free_parameters": (
@@ -402,6 +407,7 @@ def fit_posterior(
         fam, sampler=sampler, chains=chains, tune=tune, draws=draws, target_accept=target_accept,
         random_seed=random_seed, progressbar=progressbar,
         likelihood_accept=lk.target_accept(design) if lk.target_accept else None,
+        likelihood_draws=lk.draws(design) if lk.draws else None,
     )  # fmt: skip
     idata, info = sample_posterior(design, lk, spec, settings)
     return make_posterior(idata, design, spec, lk, info)

@@ -290,10 +290,14 @@ def test_item_effects_rank_the_items_and_need_their_draws(judge_fit, tmp_path):
 @pytest.mark.filterwarnings("ignore::bayes_tee.DiagnosticWarning")  # short chains
 def test_answers_on_the_score_scale_agree_and_survive_a_round_trip(judge_fit, tmp_path):
     post = judge_fit
-    # the expected score's variance two ways: Jansen's decomposition and simulated studies
+    # the expected score's variance two ways over the same draws: Jansen's decomposition and
+    # simulated studies (their means agree to 6% at three fit seeds; a median over a short fit's
+    # skewed draws sat 10-36% below them)
     shares = post.shares(scale="probability", n_draws=100, sims_per_draw=50, random_seed=1)
     theta = post.theta(n_draws=100, sims_per_draw=50, random_seed=1)
-    assert shares.attrs["var_theta"]["median"] == pytest.approx(theta["tee_se"].iloc[0] ** 2, rel=0.35)
+    var = shares.attrs["var_theta"]
+    assert var["mean"] == pytest.approx(theta["tee_se"].iloc[0] ** 2, rel=0.2)
+    assert var["low"] <= var["median"] <= var["high"]
     assert shares["share_median"].between(0, 1).all()
     assert "cumulative-logit GLMM" in post.writeup()
     again = bt.load(post.save(tmp_path / "likert.nc"))

@@ -27,7 +27,11 @@ term's parent comes first:
   basis, then the data's rough coordinates of its deviations and their precision
   (:func:`~bayes_tee.likelihoods.glmm_layout.sweep_adaptation`): a non-centred swept term's
   coordinates ``z`` give its deviations' coordinates ``v = a(sd) + b(sd) z``, centred on the
-  data where they pin the deviations, non-centred where the prior does;
+  data where they pin the deviations, non-centred where the prior does; for a term that is not
+  swept, from ``r_base_off[t]`` (when its block there holds ``2 L`` values) each level's rough
+  effect ``v_hat`` then its precision ``info``
+  (:func:`~bayes_tee.likelihoods.glmm_layout.level_adaptation`): a non-centred level with
+  ``info > 0`` is ``mean + sd u``, ``u = (sd info / q) v_hat + z / sqrt(q)``, ``q = 1 + sd^2 info``;
 - ``cell_at``: per cell, where each fixed and random effect of its linear predictor sits in
   ``[fixed level effects, random effects]`` (a category's effect reaches cells through its
   items, an item's through its item x judge effects, a crossed term's main effects through
@@ -219,6 +223,7 @@ def _effects(
                     eff[e_off[t] + lev] = m + dev[lev]
                 logp += -0.5 * (u @ u) - 0.5 * (L - 1) * np.log(q)
             continue
+        a_off = _level_adaptation(t, r_base_off, bases.size, L)
         for lev in range(L):
             m = (
                 0.0
@@ -230,10 +235,25 @@ def _effects(
                 z = (v - m) / s
                 eff[e_off[t] + lev] = v
                 logp += -0.5 * z * z - np.log(s) - _HALF_LOG_2PI
+            elif a_off >= 0 and bases[a_off + L + lev] > 0.0:  # the level's adapted coordinate
+                info = bases[a_off + L + lev]
+                q = 1.0 + s * s * info
+                u = (s * info / q) * bases[a_off + lev] + v / np.sqrt(q)
+                eff[e_off[t] + lev] = m + s * u
+                logp += -0.5 * u * u - 0.5 * np.log(q) - _HALF_LOG_2PI
             else:
                 eff[e_off[t] + lev] = m + s * v
                 logp += -0.5 * v * v - _HALF_LOG_2PI
     return eff, e_off, logp, shift
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _level_adaptation(t, r_base_off, n_bases, L):  # pragma: no cover - compiled
+    """Where a non-swept term's per-level adaptation sits in ``bases`` (its ``L`` rough
+    effects, then their ``L`` precisions), or ``-1`` when it has none.
+    """
+    end = r_base_off[t + 1] if t + 1 < r_base_off.size else n_bases
+    return r_base_off[t] if end - r_base_off[t] == 2 * L else -1
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -308,6 +328,7 @@ def backward(
             if par == -2:
                 g_mu += ge.sum()
             continue
+        a_off = _level_adaptation(t, r_base_off, r_bases.size, L)
         for lev in range(r_len[t]):
             i = e_off[t] + lev
             v = x[r_off[t] + lev]
@@ -317,6 +338,17 @@ def backward(
                 grad[r_off[t] + lev] = g_eff[i] - d
                 g_sd[j] += d * (v - m) / s - 1.0 / s
                 g_m = d
+            elif a_off >= 0 and r_bases[a_off + L + lev] > 0.0:
+                # e = m + s u, u = (s info / q) v_hat + v / sqrt(q): as the swept terms' backward
+                info, vh = r_bases[a_off + L + lev], r_bases[a_off + lev]
+                q = 1.0 + s * s * info
+                root = np.sqrt(q)
+                u = (s * info / q) * vh + v / root
+                grad[r_off[t] + lev] = (g_eff[i] * s - u) / root
+                de_ds = (2.0 * s * info / (q * q)) * vh + v / (q * root)
+                du_ds = info * vh * (1.0 - s * s * info) / (q * q) - v * s * info / (q * root)
+                g_sd[j] += g_eff[i] * de_ds - u * du_ds - s * info / q
+                g_m = g_eff[i]
             else:
                 grad[r_off[t] + lev] = g_eff[i] * s - v
                 g_sd[j] += g_eff[i] * v
