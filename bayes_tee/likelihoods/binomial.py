@@ -99,7 +99,7 @@ def latent_predictor(
         if g.level_info is not None:  # the levels' data-adapted coordinates (level_adaptation)
             q = 1.0 + s**2 * g.level_info
             u = (s * g.level_info / q) * g.v_hat + raw / pt.sqrt(q)
-            adapted = pt.sum(0.5 * raw**2 - 0.5 * u**2 - 0.5 * pt.log(q))  # zero where info is
+            adapted = pt.sum(0.5 * raw**2 - 0.5 * u**2 - 0.5 * pt.log(q))  # zero where info is 0
             pm.Potential(f"{g.name}_adapted", adapted)
         effects.append(pt.where(c, raw, mean + s * u))
     eta = intercept if mu_in_eta else pt.zeros(len(cells))
