@@ -36,6 +36,7 @@ from .glmm_layout import (
     INTERCEPT_UNIT,
     LOGIT_UNIT,
     NODES,
+    GlmmTerm,
     binomial_data,
     fixed_through_terms,
     glmm_terms,
@@ -103,20 +104,7 @@ class GlmmDensity:
         pidx = [
             np.zeros(0, dtype=i64) if g.parent_index is None else g.parent_index.astype(i64) for g in terms
         ]
-        # per swept term its basis, then its data-adapted coordinates' v_hat and info; per other
-        # term with adapted levels, their v_hat then their info (glmm_layout.level_adaptation)
-        sweeps = [
-            np.concatenate(
-                [
-                    zerosum_basis(len(g.labels)).ravel(),
-                    np.zeros(len(g.labels) - 1) if g.v_hat is None else g.v_hat,
-                    [g.info],
-                ]
-            )
-            if g.swept
-            else (np.concatenate([g.v_hat, g.level_info]) if g.level_info is not None else np.zeros(0))
-            for g in terms
-        ]
+        sweeps = [_adaptation_block(g) for g in terms]
         self.sd_priors = sds
         a = {
             "fam": np.array([FAMILIES[p.family] for p in sds], dtype=i64),
@@ -258,3 +246,16 @@ def binomial_density(design: Design, priors: PriorSpec) -> BinomialDensity:
 def binomial_quadrature_density(design: Design, priors: PriorSpec) -> BinomialDensity:
     """The ``binomial_quadrature`` likelihood (cell effect integrated out) as a NumPy density."""
     return BinomialDensity(design, priors, quadrature=NODES)
+
+
+def _adaptation_block(g: GlmmTerm) -> np.ndarray:
+    """A term's constants in the kernels' ``r_bases``: a swept term's zero-sum basis, then its
+    data-adapted coordinates' ``v_hat`` and ``info`` (``glmm_layout.sweep_adaptation``); a term
+    with adapted levels, their ``v_hat`` then their ``info`` (``glmm_layout.level_adaptation``);
+    nothing otherwise.
+    """
+    L = len(g.labels)
+    if g.swept:
+        v_hat = np.zeros(L - 1) if g.v_hat is None else g.v_hat
+        return np.concatenate([zerosum_basis(L).ravel(), v_hat, [g.info]])
+    return np.zeros(0) if g.level_info is None else np.concatenate([g.v_hat, g.level_info])
