@@ -9,6 +9,10 @@
   gradient (:mod:`bayes_tee._core.density`) is sampled through Python callbacks, a few
   microseconds of overhead per evaluation. The first fit of a new layout in a new process
   costs no more than the hundredth.
+* :func:`compile_callback` takes such a density whose kernel also exists as a C callback
+  (``density.callback()``: compiled once per machine, its data read from a table of
+  addresses): nutpie calls it without Python or the interpreter lock, and the draws, sampled as
+  unconstrained vectors, are expanded afterwards for all draws at once (:func:`expand_draws`).
 
 >>> import numpy as np, pymc as pm
 >>> with pm.Model() as m:
@@ -25,6 +29,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import nutpie
+import xarray as xr
+from nutpie.compile_pymc import CompiledPyMCModel
 from nutpie.compiled_pyfunc import from_pyfunc
 
 from .density import Density
@@ -97,3 +103,66 @@ def compile_density(density: Density):
         dims={n: d for n, d in density.dims.items() if n in dict(reported)},
         coords=density.coords,
     )
+
+
+#: The one variable a callback-sampled model reports: the unconstrained vector.
+RAW, RAW_DIM = "x", "unconstrained"
+
+
+def compile_callback(density: Density) -> CompiledPyMCModel:
+    """Wrap a density with a C callback (``density.callback()`` returns the log density
+    callback, the expand callback, the table their user data point to and the arrays it points
+    into) as nutpie's compiled model. The draws hold the unconstrained vector ``x`` only: expand
+    them with :func:`expand_draws`.
+
+    >>> compiled = compile_callback(OrdinalDensity(design, priors))  # doctest: +SKIP
+    """
+    logp, expand, table, keep = density.callback()
+    ndim = density.layout.ndim
+    return CompiledPyMCModel(
+        _n_dim=ndim,
+        dims={RAW: (RAW_DIM,)},
+        _coords={RAW_DIM: np.arange(ndim)},
+        _shapes={RAW: (ndim,)},
+        compiled_logp_func=logp,
+        compiled_expand_func=expand,
+        initial_point_func=lambda seed: density.initial_point(np.random.default_rng(seed)),
+        # what the table points into lives as long as the compiled model (nutpie holds it
+        # while it samples)
+        shared_data={f"argument_{i}": a for i, a in enumerate(keep)},
+        shared_var_keys={},
+        user_data=table,
+        n_expanded=ndim,
+        shape_info=([RAW], [slice(0, ndim)], [(ndim,)]),
+        logp_func=None,
+        expand_func=None,
+    )
+
+
+def expand_draws(idata: xr.DataTree, density: Density) -> xr.DataTree:
+    """``idata`` with its posterior of unconstrained vectors (:func:`compile_callback`) replaced
+    by the reported parameters and the density's derived quantities, as
+    :func:`compile_density`'s draws hold them (same names, dims and coordinates).
+    """
+    raw = idata["posterior"][RAW]
+    x = np.ascontiguousarray(raw.transpose("chain", "draw", RAW_DIM).to_numpy(), dtype=np.float64)
+    chain, draw = x.shape[:2]
+    values = density.layout.expand(x)
+    derived = getattr(density, "derived", [])
+    if derived:
+        flat = x.reshape(chain * draw, -1)
+        rows = [density.derive(flat[i]) for i in range(flat.shape[0])]
+        for name, shape in derived:
+            values[name] = np.stack([r[name] for r in rows]).reshape((chain, draw, *shape))
+    dims = density.dims
+    data = {}
+    for name, v in values.items():
+        extra = dims.get(name) or tuple(f"{name}_dim_{i}" for i in range(v.ndim - 2))
+        data[name] = (("chain", "draw", *extra), v)
+    coords = {"chain": raw["chain"].to_numpy(), "draw": raw["draw"].to_numpy()}
+    used = {d for _, (ds, _) in data.items() for d in ds}
+    coords |= {k: np.asarray(v) for k, v in density.coords.items() if k in used}
+    posterior = xr.Dataset(data, coords=coords, attrs=idata["posterior"].attrs)
+    out = idata.copy()
+    out["posterior"] = xr.DataTree(posterior)
+    return out

@@ -84,17 +84,20 @@ class Layout:
         return [(n, s) for n, k, s in self.parameters if k != "flat"]
 
     def expand(self, x: np.ndarray) -> dict[str, np.ndarray]:
-        """The reported parameters on their own scale at unconstrained ``x``."""
+        """The reported parameters on their own scale at unconstrained ``x``: one vector, or
+        many along the leading axes (``(..., ndim)`` gives ``(..., *shape)``).
+        """
         out = {}
+        lead = x.shape[:-1]
         for name, kind, shape in self.parameters:
-            v = x[self.slices[name]]
+            v = x[..., self.slices[name]]
             if kind == "flat":
                 continue
             if kind == "log":
                 v = np.exp(v)
             elif kind == "zerosum":
-                v = self.bases[name] @ v
-            out[name] = np.ascontiguousarray(v, dtype=np.float64).reshape(shape)
+                v = v @ self.bases[name].T
+            out[name] = np.ascontiguousarray(v, dtype=np.float64).reshape(lead + tuple(shape))
         return out
 
     def flatten(self, values: dict[str, np.ndarray], n: int) -> np.ndarray:

@@ -3,6 +3,8 @@
 Every fit in the package (TEE, judge calibration, paired noise) samples through :func:`sample`:
 nutpie by default, PyMC's own NUTS on request. How nutpie gets the log density:
 
+- a likelihood whose numba kernel is also a C callback (the GLMMs: ``density.callback()``) is
+  sampled through it on every fit: no Python per gradient and nothing compiled per layout;
 - a likelihood written in NumPy (:mod:`bayes_tee._core.density`) is sampled as it is, with
   nothing to compile: the first fit of a layout in a process;
 - a layout refitted in the same process (a coverage study, a bootstrap) is compiled once into
@@ -23,8 +25,9 @@ from typing import TYPE_CHECKING, Literal
 
 import xarray as xr
 
-from .compile import compile_density, compile_native
+from .compile import compile_callback, compile_density, compile_native, expand_draws
 from .density import Density
+from .diagnostics import MAX_RHAT, MIN_ESS, check
 from .exceptions import ArgumentError, SamplingError, first_line
 
 if TYPE_CHECKING:
@@ -35,6 +38,12 @@ _COMPILED: OrderedDict[str, object] = OrderedDict()
 _COMPILED_MAX = 8
 #: Layout keys fitted once in this process through their NumPy density.
 _SEEN: set[str] = set()
+#: A run with checkpoints (:func:`sample`'s ``checkpoints``) stops at the first where every
+#: SD and the grand mean have R-hat <= ``MAX_RHAT`` and bulk and tail ESS >= this (the
+#: diagnostics' own ESS threshold with half again as margin), and no transition diverged.
+STOP_ESS = 1.5 * MIN_ESS
+#: Seconds between looks at the chains' progress while waiting for a checkpoint.
+_POLL_S = 0.25
 
 
 def clear_cache() -> None:
@@ -54,6 +63,7 @@ def sample(
     progressbar: bool,
     reuse: tuple[str, dict] | None = None,
     density: Density | None = None,
+    checkpoints: tuple[int, ...] = (),
 ) -> tuple[xr.DataTree, dict]:
     """Sample ``model`` with nutpie or PyMC: the one sampler entry point of every fit.
 
@@ -63,12 +73,18 @@ def sample(
     model as a NumPy log density, is what nutpie samples on a layout's first fit in this process
     (see the module docstring).
 
+    ``checkpoints`` (draws per chain, each below ``draws``; used where the density has a C
+    callback): the chains run side by side, and at each checkpoint the draws so far are
+    diagnosed; the run stops at the first where they pass with margin (:data:`STOP_ESS`) and
+    keeps exactly those draws. Each chain's draws do not depend on when it is looked at, so a
+    seeded run stops at the same checkpoint with the same draws every time.
+
     Returns
     -------
     (xarray.DataTree, dict)
         The draws as nutpie or PyMC return them, and ``{"start": t0, "durations": {...}}``
         (compile and sampling seconds, whether a compiled model was reused and how it was
-        compiled).
+        compiled, and with checkpoints the draws per chain kept).
 
     Examples
     --------
@@ -76,6 +92,20 @@ def sample(
     """
     start = time.perf_counter()
     key = reuse[0] if reuse is not None else None
+    if sampler == "nutpie" and density is not None and hasattr(density, "callback"):
+        # a kernel with a C callback: no Python per gradient, nothing compiled per layout
+        compiled = compile_callback(density)
+        if checkpoints:
+            return _run_checkpoints(
+                compiled, density, chains, tune, draws, target_accept, seed, progressbar, start, checkpoints
+            )
+        idata, timing = _run_nutpie(
+            compiled, chains, tune, draws, target_accept, seed, progressbar, start, False, "callback"
+        )
+        t = time.perf_counter()
+        idata = expand_draws(idata, density)
+        timing["durations"]["expand_s"] = round(time.perf_counter() - t, 3)
+        return idata, timing
     if sampler == "nutpie" and density is not None and key not in _COMPILED and key not in _SEEN:
         if key is not None:
             _SEEN.add(key)
@@ -164,12 +194,8 @@ def _run_nutpie(compiled, chains, tune, draws, target_accept, seed, progressbar,
             progress_bar=progressbar,  # nutpie's spelling; ours is PyMC's
             save_warmup=False,
         )
-    except RuntimeError as err:  # nutpie's Rust errors carry a backtrace: keep its first line
-        first = first_line(err)
-        raise SamplingError(
-            f"The sampler (nutpie) stopped: {first}. The log density could not be evaluated at the "
-            "start; check the outcome for extreme values, or try sampler='pymc' to see where."
-        ) from None
+    except RuntimeError as err:
+        raise _stopped(err) from None
     t2 = time.perf_counter()
     durations = {
         "compile_s": round(t1 - start, 3),
@@ -178,3 +204,89 @@ def _run_nutpie(compiled, chains, tune, draws, target_accept, seed, progressbar,
         "compiled_with": kind,
     }
     return idata, {"start": start, "durations": durations}
+
+
+def _run_checkpoints(
+    compiled, density, chains, tune, draws, target_accept, seed, progressbar, start, checkpoints
+):
+    """:func:`sample` with checkpoints: nutpie runs every chain at once in the background;
+    at each checkpoint the first ``n`` draws of every chain are expanded and diagnosed
+    (:func:`~bayes_tee._core.diagnostics.check` on the SDs and the grand mean), and kept when
+    they pass with margin.
+    """
+    t1 = time.perf_counter()
+    import nutpie  # as in _run_nutpie
+
+    done = [0] * chains
+
+    def on_progress(progress) -> None:  # nutpie's thread: the chains' draws so far, tuning included
+        for i, p in enumerate(progress):
+            done[i] = p.finished_draws
+
+    try:
+        run = nutpie.sample(
+            compiled, chains=chains, cores=chains, tune=tune, draws=draws, seed=seed,
+            target_accept=target_accept, progress_bar=progressbar, save_warmup=False,
+            blocking=False, progress_callback=on_progress, progress_rate=100,
+        )  # fmt: skip
+    except RuntimeError as err:
+        raise _stopped(err) from None
+    names = [n for n, kind, _ in density.layout.parameters if kind == "log"]
+    names += [n for n, _ in getattr(density, "derived", []) if n == "mu"]
+    kept, looks, idata, finished = draws, [], None, None
+    try:
+        for n in sorted(c for c in checkpoints if 0 < c < draws):
+            while finished is None and min(done) < tune + n and not _finished(run):
+                time.sleep(_POLL_S)
+            if finished is None and _finished(run):
+                # done before this look: the remaining checkpoints are read from the whole run,
+                # so what is kept never depends on how fast the chains ran
+                finished = run.wait()
+            if finished is None:
+                run.pause()  # the look needs the cores the chains would run on
+            so_far = finished if finished is not None else run.inspect()
+            part = expand_draws(so_far.isel(draw=slice(0, n)), density)
+            diag = check(part, names)
+            least = min(diag["min_ess_bulk"], diag["min_ess_tail"])
+            looks.append({"draws": n, "max_rhat": round(diag["max_rhat"], 4), "min_ess": round(least, 1)})
+            if diag["max_rhat"] <= MAX_RHAT and least >= STOP_ESS and not diag["divergences"]:
+                if finished is None:
+                    run.cancel()
+                idata, kept = part, n
+                break
+            if finished is None:
+                run.resume()
+        if idata is None:
+            idata = expand_draws(finished if finished is not None else run.wait(), density)
+    except RuntimeError as err:
+        raise _stopped(err) from None
+    t2 = time.perf_counter()
+    durations = {
+        "compile_s": round(t1 - start, 3),
+        "sample_s": round(t2 - t1, 3),
+        "reused_compiled": False,
+        "compiled_with": "callback",
+        "draws_kept": kept,
+        "checkpoints": looks,
+    }
+    return idata, {"start": start, "durations": durations}
+
+
+def _finished(run) -> bool:
+    """Whether nutpie's background run has finished (its ``is_finished`` raises
+    ``TimeoutError`` while it runs).
+    """
+    try:
+        return bool(run.is_finished)
+    except TimeoutError:
+        return False
+
+
+def _stopped(err: RuntimeError) -> SamplingError:
+    """The error to raise when nutpie stops: the first line of its Rust error (which carries a
+    backtrace), and what to try.
+    """
+    return SamplingError(
+        f"The sampler (nutpie) stopped: {first_line(err)}. The log density could not be evaluated at the "
+        "start; check the outcome for extreme values, or try sampler='pymc' to see where."
+    )

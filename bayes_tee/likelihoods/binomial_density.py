@@ -45,6 +45,7 @@ from .glmm_layout import (
     swept_name,
 )
 from .kernels.binomial import binomial_logp_grad, cell_probabilities, latent_forward
+from .kernels.callbacks import BINOMIAL_KINDS, callback, pack
 from .kernels.prior import FAMILIES
 from .levels import coords
 
@@ -229,6 +230,12 @@ class BinomialDensity(GlmmDensity):
     def logp_grad(self, x: np.ndarray) -> tuple[float, np.ndarray]:
         """Log density and gradient at unconstrained ``x``."""
         return binomial_logp_grad(np.ascontiguousarray(x, dtype=np.float64), *self._args)
+
+    def callback(self) -> tuple:
+        """The kernel as nutpie's C callbacks (:mod:`.kernels.callbacks`): log density, expand,
+        the argument table and the arrays it points into.
+        """
+        return (callback("binomial"), callback("copy"), *pack(self._args, BINOMIAL_KINDS))
 
     def derive(self, x: np.ndarray) -> dict[str, np.ndarray]:
         """The grand mean ``mu`` and ``p_panel``, the panel's mean success probability over

@@ -33,6 +33,7 @@ from ..design.roles import Design
 from ..families import get_family
 from .binomial_density import GlmmDensity
 from .glmm_layout import glmm_terms
+from .kernels.callbacks import ORDINAL_KINDS, callback, pack
 from .kernels.ordinal import cell_category_probabilities, cutpoints, ordinal_logp_grad
 from .ordinal_layout import binary_view, ordinal_data
 
@@ -104,6 +105,12 @@ class OrdinalDensity(GlmmDensity):
     def logp_grad(self, x: np.ndarray) -> tuple[float, np.ndarray]:
         """Log density and gradient at unconstrained ``x``."""
         return ordinal_logp_grad(np.ascontiguousarray(x, dtype=np.float64), *self._args)
+
+    def callback(self) -> tuple:
+        """The kernel as nutpie's C callbacks (:mod:`.kernels.callbacks`): log density, expand,
+        the argument table and the arrays it points into.
+        """
+        return (callback("ordinal"), callback("copy"), *pack(self._args, ORDINAL_KINDS))
 
     def derive(self, x: np.ndarray) -> dict[str, np.ndarray]:
         """The grand mean ``mu``, the cutpoints and ``score_panel``: the panel's expected score

@@ -127,6 +127,14 @@ class Settings:
     target_accept: float
     random_seed: int
     progressbar: bool
+    #: Draws per chain at which a run may stop early (``sample``'s ``checkpoints``): from
+    #: :data:`FIRST_CHECKPOINT` every :data:`CHECKPOINT_STEP` below the default draws, when
+    #: the caller gives no ``draws``; none when they do.
+    checkpoints: tuple[int, ...] = ()
+
+
+#: The first checkpoint of a run at the default draws, and the draws between checkpoints.
+FIRST_CHECKPOINT, CHECKPOINT_STEP = 1000, 500
 
 
 def _is_number(value: object) -> bool:
@@ -154,7 +162,9 @@ def sampler_settings(
     """The sampler's settings: the family's defaults where the caller gives none (the
     likelihood's ``target_accept`` and ``draws`` for the layout, ``likelihood_accept`` and
     ``likelihood_draws``, before the family's),
-    and a drawn seed (recorded in the posterior) when ``random_seed`` is ``None``.
+    and a drawn seed (recorded in the posterior) when ``random_seed`` is ``None``. At the
+    default draws the run may stop at a checkpoint once its diagnostics pass with margin
+    (``Settings.checkpoints``); ``draws=`` fixes the draws.
 
     >>> from bayes_tee.families import get_family
     >>> s = sampler_settings(get_family("binomial"), random_seed=1)
@@ -182,6 +192,7 @@ def sampler_settings(
         target_accept=d_accept if target_accept is None else float(target_accept),
         random_seed=seed,
         progressbar=progressbar,
+        checkpoints=tuple(range(FIRST_CHECKPOINT, d_draws, CHECKPOINT_STEP)) if draws is None else (),
     )
 
 
@@ -220,7 +231,7 @@ def sample_posterior(
     s = settings
     idata, timing = sample(
         model, s.sampler, s.chains, s.tune, s.draws, s.target_accept, s.random_seed, s.progressbar, reuse,
-        density=density,
+        density=density, checkpoints=s.checkpoints,
     )  # fmt: skip
     posterior = idata["posterior"].to_dataset()
     posterior = posterior[[v for v in posterior.data_vars if not str(v).endswith("__")]]
@@ -231,7 +242,8 @@ def sample_posterior(
         "sampler": s.sampler,
         "chains": s.chains,
         "tune": s.tune,
-        "draws": s.draws,
+        "draws": timing["durations"].pop("draws_kept", s.draws),
+        "draws_max": s.draws,
         "target_accept": s.target_accept,
         "random_seed": s.random_seed,
         "glmm_coordinates": GLMM_COORDINATES,

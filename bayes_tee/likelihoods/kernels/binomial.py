@@ -224,6 +224,7 @@ def _effects(
                 logp += -0.5 * (u @ u) - 0.5 * (L - 1) * np.log(q)
             continue
         a_off = _level_adaptation(t, r_base_off, bases.size, L)
+        q_product = 1.0  # the adapted levels' q not yet in logp: one log per many levels
         for lev in range(L):
             m = (
                 0.0
@@ -240,10 +241,18 @@ def _effects(
                 q = 1.0 + s * s * info
                 u = (s * info / q) * bases[a_off + lev] + v / np.sqrt(q)
                 eff[e_off[t] + lev] = m + s * u
-                logp += -0.5 * u * u - 0.5 * np.log(q) - _HALF_LOG_2PI
+                logp += -0.5 * u * u - _HALF_LOG_2PI
+                if q < 1e100:
+                    q_product *= q
+                    if q_product > 1e200:  # < 1e300: take its log and start again
+                        logp -= 0.5 * np.log(q_product)
+                        q_product = 1.0
+                else:
+                    logp -= 0.5 * np.log(q)
             else:
                 eff[e_off[t] + lev] = m + s * v
                 logp += -0.5 * v * v - _HALF_LOG_2PI
+        logp -= 0.5 * np.log(q_product)
     return eff, e_off, logp, shift
 
 

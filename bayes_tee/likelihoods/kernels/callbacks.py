@@ -1,0 +1,228 @@
+"""The GLMM kernels as C callbacks that nutpie calls without Python.
+
+Through a Python callback every gradient pays the call into Python and the kernel's argument
+dispatch (about 25 microseconds for the ordinal kernel's 37 arguments), and the chains' threads
+queue for the interpreter lock: on the Likert benchmark's layout (``benchmarks/bench_ordinal.py``)
+sampling took 32.7 s through Python and 23.8 s through a C callback, at the same draws.
+
+A callback here reads its kernel's arguments from one table (:func:`pack`): per argument a row
+``(address, shape[0], shape[1], 0)`` of an array the density keeps alive; scalars are one-element
+arrays. Its body is one kernel call whose arguments are read in the kernel's order with the
+readers below; :func:`pack` refuses arguments whose types differ from the callback's
+``KINDS`` (its ``*_KINDS`` tuple), so a kernel whose signature changes without its callback
+stops with a clear error instead of reading memory wrongly. Each callback is compiled once per
+machine and cached on disk, keyed on every kernel module's source like the kernels
+(:func:`~bayes_tee.likelihoods.kernels.key_cache_on_sources`).
+
+>>> cf = callback("ordinal")  # doctest: +SKIP
+>>> table, keep = pack(density._args, ORDINAL_KINDS)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cache
+
+import numba
+import numpy as np
+from numba import types
+from numba.core import cgutils, sigutils
+from numba.core.ccallback import CFunc
+from numba.extending import intrinsic
+
+from . import SOURCE_DIGEST
+from .binomial import binomial_logp_grad
+from .ordinal import ordinal_logp_grad
+
+#: nutpie's log density callback: ``(dim, x, gradient out, logp out, user data) -> code``;
+#: code 0 is success, a positive code a point nutpie rejects (a divergence), as
+#: ``nutpie.compile_pymc`` writes it.
+LOGP_SIGNATURE = types.int64(
+    types.uint64, types.CPointer(types.double), types.CPointer(types.double),
+    types.CPointer(types.double), types.voidptr,
+)  # fmt: skip
+#: nutpie's expand callback: ``(dim, n_expanded, x, out, user data) -> code``.
+EXPAND_SIGNATURE = types.int64(
+    types.uint64, types.uint64, types.CPointer(types.double), types.CPointer(types.double),
+    types.voidptr,
+)  # fmt: skip
+#: Codes a callback returns: the kernel raised (an SD that underflowed to zero), or the log
+#: density is not finite. Both are positive: nutpie rejects the point and goes on.
+RAISED, NOT_FINITE = 1, 4
+
+#: Argument kinds: ``f``/``i``/``b`` (float64, int64, bool) and the number of dimensions.
+_NUMBA_KINDS = {
+    "f0": types.float64, "i0": types.int64, "b0": types.boolean,
+    "f1": types.float64[::1], "i1": types.int64[::1], "b1": types.boolean[::1],
+    "f2": types.float64[:, ::1], "i2": types.int64[:, ::1],
+}  # fmt: skip
+_DTYPES = {"f": np.float64, "i": np.int64, "b": np.bool_}
+
+#: The kinds of :func:`~bayes_tee.likelihoods.kernels.ordinal.ordinal_logp_grad`'s arguments
+#: after ``x``, in order (the readers in :func:`_ordinal_logp` follow it).
+ORDINAL_KINDS = (
+    "i1", "f1", "f1", "f1", "f0", "f0", "b0", "i1", "i1", "f1", "i1", "f1",
+    "i1", "i1", "i1", "b1", "i1", "i1", "i1", "b1", "f1", "i1", "i1", "i1", "i1",
+    "i2", "f2", "i1", "i0", "i0", "f0", "f0", "i0", "i0", "f2", "i1", "f0",
+)  # fmt: skip
+#: The same for :func:`~bayes_tee.likelihoods.kernels.binomial.binomial_logp_grad`.
+BINOMIAL_KINDS = (
+    "i1", "f1", "f1", "f1", "f0", "f0", "b0", "i1", "i1", "f1", "i1", "f1",
+    "i1", "i1", "i1", "b1", "i1", "i1", "i1", "b1", "f1", "i1", "i1", "i1", "i1",
+    "i2", "f1", "f1", "f1", "i0", "f1", "f1",
+)  # fmt: skip
+
+
+def pack(args: tuple, kinds: tuple[str, ...]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The table a callback reads ``args`` from, and the arrays it points into (keep them alive
+    as long as the table is used).
+
+    Raises
+    ------
+    TypeError
+        When an argument's type is not its kind in ``kinds`` (the callback would misread it).
+
+    Examples
+    --------
+    >>> table, keep = pack((np.arange(3), 2.5), ("i1", "f0"))
+    >>> table.shape, table[0, 1], table[1, 1]
+    ((2, 4), np.int64(3), np.int64(1))
+    """
+    if len(args) != len(kinds):
+        raise TypeError(f"{len(args)} kernel arguments for {len(kinds)} kinds.")
+    table = np.zeros((len(args), 4), dtype=np.int64)
+    keep = []
+    for row, (a, kind) in enumerate(zip(args, kinds, strict=True)):
+        if numba.typeof(a) != _NUMBA_KINDS[kind]:
+            raise TypeError(f"kernel argument {row} is {numba.typeof(a)}, its callback reads {kind}.")
+        arr = np.ascontiguousarray(np.atleast_1d(np.asarray(a, dtype=_DTYPES[kind[0]])))
+        keep.append(arr)
+        table[row, 0] = arr.ctypes.data
+        table[row, 1 : 1 + arr.ndim] = arr.shape
+    return table, keep
+
+
+@intrinsic
+def _address(typingctx, address):  # pragma: no cover - compiled
+    """An integer address as a ``void *`` (nutpie's ``address_as_void_pointer``)."""
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], cgutils.voidptr_t)
+
+    return types.voidptr(address), codegen
+
+
+@numba.njit(inline="always")
+def _f1(t, k):  # pragma: no cover - compiled
+    return numba.carray(_address(t[k, 0]), (t[k, 1],), np.float64)
+
+
+@numba.njit(inline="always")
+def _i1(t, k):  # pragma: no cover - compiled
+    return numba.carray(_address(t[k, 0]), (t[k, 1],), np.int64)
+
+
+@numba.njit(inline="always")
+def _b1(t, k):  # pragma: no cover - compiled
+    return numba.carray(_address(t[k, 0]), (t[k, 1],), np.bool_)
+
+
+@numba.njit(inline="always")
+def _f2(t, k):  # pragma: no cover - compiled
+    return numba.carray(_address(t[k, 0]), (t[k, 1], t[k, 2]), np.float64)
+
+
+@numba.njit(inline="always")
+def _i2(t, k):  # pragma: no cover - compiled
+    return numba.carray(_address(t[k, 0]), (t[k, 1], t[k, 2]), np.int64)
+
+
+@numba.njit(inline="always")
+def _f0(t, k):  # pragma: no cover - compiled
+    return _f1(t, k)[0]
+
+
+@numba.njit(inline="always")
+def _i0(t, k):  # pragma: no cover - compiled
+    return _i1(t, k)[0]
+
+
+@numba.njit(inline="always")
+def _b0(t, k):  # pragma: no cover - compiled
+    return _b1(t, k)[0]
+
+
+@numba.njit(inline="always")
+def _finish(value, grad, dim, out_, logp_):  # pragma: no cover - compiled
+    """Copy the kernel's result out; the code nutpie reads."""
+    out = numba.carray(out_, (dim,))
+    out[:] = grad
+    logp_[0] = value
+    return 0 if math.isfinite(value) else NOT_FINITE
+
+
+def _ordinal_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
+    t = numba.carray(table_, (len(ORDINAL_KINDS), 4), np.int64)
+    x = numba.carray(x_, (dim,))
+    try:
+        # Python compiles a call of more than 30 arguments through a list numba cannot type:
+        # the arguments go in as one tuple, built in parts
+        head = (x, _i1(t, 0), _f1(t, 1), _f1(t, 2), _f1(t, 3), _f0(t, 4), _f0(t, 5), _b0(t, 6),
+                _i1(t, 7), _i1(t, 8), _f1(t, 9), _i1(t, 10), _f1(t, 11), _i1(t, 12), _i1(t, 13),
+                _i1(t, 14), _b1(t, 15), _i1(t, 16), _i1(t, 17), _i1(t, 18))  # fmt: skip
+        tail = (_b1(t, 19), _f1(t, 20), _i1(t, 21), _i1(t, 22), _i1(t, 23), _i1(t, 24),
+                _i2(t, 25), _f2(t, 26), _i1(t, 27), _i0(t, 28), _i0(t, 29), _f0(t, 30),
+                _f0(t, 31), _i0(t, 32), _i0(t, 33), _f2(t, 34), _i1(t, 35), _f0(t, 36))  # fmt: skip
+        value, grad = ordinal_logp_grad(*(head + tail))
+    except Exception:  # noqa: BLE001 - an SD underflowed to zero: nutpie rejects the point
+        return RAISED
+    return _finish(value, grad, dim, out_, logp_)
+
+
+def _binomial_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
+    t = numba.carray(table_, (len(BINOMIAL_KINDS), 4), np.int64)
+    x = numba.carray(x_, (dim,))
+    try:
+        head = (x, _i1(t, 0), _f1(t, 1), _f1(t, 2), _f1(t, 3), _f0(t, 4), _f0(t, 5), _b0(t, 6),
+                _i1(t, 7), _i1(t, 8), _f1(t, 9), _i1(t, 10), _f1(t, 11), _i1(t, 12), _i1(t, 13),
+                _i1(t, 14), _b1(t, 15), _i1(t, 16), _i1(t, 17), _i1(t, 18))  # fmt: skip
+        tail = (_b1(t, 19), _f1(t, 20), _i1(t, 21), _i1(t, 22), _i1(t, 23), _i1(t, 24),
+                _i2(t, 25), _f1(t, 26), _f1(t, 27), _f1(t, 28), _i0(t, 29), _f1(t, 30),
+                _f1(t, 31))  # fmt: skip
+        value, grad = binomial_logp_grad(*(head + tail))
+    except Exception:  # noqa: BLE001 - as in _ordinal_logp
+        return RAISED
+    return _finish(value, grad, dim, out_, logp_)
+
+
+def _copy(dim, n_expanded, x_, out_, table_):  # pragma: no cover - compiled
+    """The draws as sampled: the unconstrained vector, expanded after sampling."""
+    x = numba.carray(x_, (dim,))
+    out = numba.carray(out_, (n_expanded,))
+    out[:] = x
+    return 0
+
+
+_FUNCTIONS = {"ordinal": (_ordinal_logp, LOGP_SIGNATURE), "binomial": (_binomial_logp, LOGP_SIGNATURE),
+              "copy": (_copy, EXPAND_SIGNATURE)}  # fmt: skip
+
+
+@cache
+def callback(name: str) -> CFunc:
+    """The C callback ``name`` (``"ordinal"``, ``"binomial"``: a kernel's log density;
+    ``"copy"``: the expand callback that reports ``x`` itself), compiled on first use in this
+    process and cached on disk.
+
+    Examples
+    --------
+    >>> callback("copy").address > 0  # doctest: +SKIP
+    True
+    """
+    function, signature = _FUNCTIONS[name]
+    compiled = CFunc(function, sigutils.normalize_signature(signature), locals={}, options={})
+    compiled.enable_caching()
+    stamped = compiled._cache._cache_file
+    # keyed on every kernel's source, as the kernels are (numba stamps the file's own only)
+    stamped._source_stamp = (stamped._source_stamp, SOURCE_DIGEST)
+    compiled.compile()
+    return compiled
