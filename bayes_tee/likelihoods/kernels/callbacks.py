@@ -59,7 +59,7 @@ _NUMBA_KINDS = {
 _DTYPES = {"f": np.float64, "i": np.int64, "b": np.bool_}
 
 #: The kinds of :func:`~bayes_tee.likelihoods.kernels.ordinal.ordinal_logp_grad`'s arguments
-#: after ``x``, in order (the readers in :func:`_ordinal_logp` follow it).
+#: after ``x``, in order (the readers in ``_ordinal_logp`` follow it).
 ORDINAL_KINDS = (
     "i1", "f1", "f1", "f1", "f0", "f0", "b0", "i1", "i1", "f1", "i1", "f1",
     "i1", "i1", "i1", "b1", "i1", "i1", "i1", "b1", "f1", "i1", "i1", "i1", "i1",
