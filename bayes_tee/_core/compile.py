@@ -151,9 +151,13 @@ def expand_draws(idata: xr.DataTree, density: Density) -> xr.DataTree:
     derived = getattr(density, "derived", [])
     if derived:
         flat = x.reshape(chain * draw, -1)
-        rows = [density.derive(flat[i]) for i in range(flat.shape[0])]
+        if hasattr(density, "derive_draws"):  # every draw in one compiled loop
+            found = density.derive_draws(flat)
+        else:
+            rows = [density.derive(flat[i]) for i in range(flat.shape[0])]
+            found = {name: np.stack([r[name] for r in rows]) for name, _ in derived}
         for name, shape in derived:
-            values[name] = np.stack([r[name] for r in rows]).reshape((chain, draw, *shape))
+            values[name] = np.asarray(found[name]).reshape((chain, draw, *shape))
     dims = density.dims
     data = {}
     for name, v in values.items():

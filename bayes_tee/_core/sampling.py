@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Literal
 
 import xarray as xr
 
-from .compile import compile_callback, compile_density, compile_native, expand_draws
+from .compile import RAW, compile_callback, compile_density, compile_native, expand_draws
 from .density import Density
 from .diagnostics import MAX_RHAT, MIN_ESS, check
 from .exceptions import ArgumentError, SamplingError, first_line
@@ -244,8 +244,13 @@ def _run_checkpoints(
                 finished = run.wait()
             if finished is None:
                 run.pause()  # the look needs the cores the chains would run on
-            so_far = finished if finished is not None else run.inspect()
-            part = expand_draws(so_far.isel(draw=slice(0, n)), density)
+            so_far = (finished if finished is not None else run.inspect()).isel(draw=slice(0, n))
+            while finished is None and not _complete(so_far, n):  # progress ran ahead of the trace
+                run.resume()
+                time.sleep(_POLL_S)
+                run.pause()
+                so_far = run.inspect().isel(draw=slice(0, n))
+            part = expand_draws(so_far, density)
             diag = check(part, names)
             least = min(diag["min_ess_bulk"], diag["min_ess_tail"])
             looks.append({"draws": n, "max_rhat": round(diag["max_rhat"], 4), "min_ess": round(least, 1)})
@@ -270,6 +275,14 @@ def _run_checkpoints(
         "checkpoints": looks,
     }
     return idata, {"start": start, "durations": durations}
+
+
+def _complete(tree: xr.DataTree, n: int) -> bool:
+    """Whether every chain of ``tree`` holds ``n`` draws (a chain behind the others is padded
+    with NaN).
+    """
+    raw = tree["posterior"][RAW]
+    return raw.sizes["draw"] == n and not bool(raw.isnull().any())
 
 
 def _finished(run) -> bool:

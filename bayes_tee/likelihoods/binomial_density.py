@@ -44,7 +44,7 @@ from .glmm_layout import (
     swept_labels,
     swept_name,
 )
-from .kernels.binomial import binomial_logp_grad, cell_probabilities, latent_forward
+from .kernels.binomial import binomial_logp_grad, cell_probabilities, derived_draws, latent_forward
 from .kernels.callbacks import BINOMIAL_KINDS, callback, pack
 from .kernels.prior import FAMILIES
 from .levels import coords
@@ -243,6 +243,12 @@ class BinomialDensity(GlmmDensity):
         """
         p, mu = cell_probabilities(np.ascontiguousarray(x, dtype=np.float64), self._n_var, *self._prob_args)
         return {"mu": np.asarray(mu), "p_panel": np.asarray(float(p @ self._weights))}
+
+    def derive_draws(self, X: np.ndarray) -> dict[str, np.ndarray]:
+        """:meth:`derive` for every row of ``X`` (draws by ``ndim``) at once."""
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        mu, p_panel = derived_draws(X, self._n_var, self._prob_args, self._weights)
+        return {"mu": mu, "p_panel": p_panel}
 
 
 def binomial_density(design: Design, priors: PriorSpec) -> BinomialDensity:

@@ -34,7 +34,7 @@ from ..families import get_family
 from .binomial_density import GlmmDensity
 from .glmm_layout import glmm_terms
 from .kernels.callbacks import ORDINAL_KINDS, callback, pack
-from .kernels.ordinal import cell_category_probabilities, cutpoints, ordinal_logp_grad
+from .kernels.ordinal import cell_category_probabilities, cutpoints, derived_draws, ordinal_logp_grad
 from .ordinal_layout import binary_view, ordinal_data
 
 #: The kernel's arguments after ``x``, in order.
@@ -122,6 +122,15 @@ class OrdinalDensity(GlmmDensity):
         cut = cutpoints(x, self.layout.slices["cutpoint_gaps"].start, d["n_sets"], d["K"], 0.0, 1.0)[0]
         score = float(self._weights @ (p @ self._values))
         return {"mu": np.asarray(mu), "score_panel": np.asarray(score), "cutpoints": cut}
+
+    def derive_draws(self, X: np.ndarray) -> dict[str, np.ndarray]:
+        """:meth:`derive` for every row of ``X`` (draws by ``ndim``) at once."""
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        gap_off = self.layout.slices["cutpoint_gaps"].start
+        mu, score, cut = derived_draws(
+            X, self._n_var, self._prob_args, self._weights, self._values, gap_off, self.data["n_sets"]
+        )
+        return {"mu": mu, "score_panel": score, "cutpoints": cut}
 
     def initial_point(self, rng: np.random.Generator) -> np.ndarray:
         """The GLMM's start, the gaps at their prior's centre (jittered as nutpie does)."""

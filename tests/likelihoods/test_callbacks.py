@@ -10,6 +10,7 @@ import ctypes
 import numpy as np
 import pandas as pd
 import pytest
+import xarray as xr
 
 import bayes_tee as bt
 from bayes_tee._core import sampling
@@ -142,3 +143,24 @@ def test_fits_at_the_default_draws_record_what_they_kept():
     assert s.checkpoints == tuple(range(FIRST_CHECKPOINT, s.draws, CHECKPOINT_STEP))
     assert sampler_settings(fam, draws=3000, random_seed=1).checkpoints == ()  # draws= fixes them
     assert sampler_settings(get_family("gaussian"), random_seed=1).checkpoints == ()
+
+
+def test_a_look_waits_for_every_chain():
+    # nutpie pads a chain behind the others with NaN: such a prefix is not a checkpoint's draws
+    x = np.zeros((2, 5, 3))
+    tree = xr.DataTree.from_dict({"posterior": xr.Dataset({"x": (("chain", "draw", "unconstrained"), x)})})
+    assert sampling._complete(tree, 5) and not sampling._complete(tree, 6)
+    x[1, 4] = np.nan
+    tree = xr.DataTree.from_dict({"posterior": xr.Dataset({"x": (("chain", "draw", "unconstrained"), x)})})
+    assert not sampling._complete(tree, 5)
+
+
+def test_every_draws_derived_quantities_at_once_equal_one_at_a_time():
+    rng = np.random.default_rng(4)
+    for name, dens in _densities().items():
+        X = np.stack([dens.initial_point(rng) for _ in range(5)])
+        many = dens.derive_draws(X)
+        for i in range(len(X)):
+            one = dens.derive(X[i])
+            for key, value in one.items():
+                np.testing.assert_allclose(many[key][i], value, rtol=1e-12, atol=1e-12, err_msg=name + key)

@@ -554,5 +554,19 @@ def cell_probabilities(
     return out, mu - shift
 
 
+@numba.njit(cache=True, nogil=True)
+def derived_draws(X, n_var, prob_args, weights):  # pragma: no cover - compiled
+    """Per row of ``X`` (draws of ``x``): the grand mean and the panel's mean success
+    probability (cells weighted by ``weights``), as
+    :meth:`~bayes_tee.likelihoods.binomial_density.BinomialDensity.derive` gives them for one.
+    """
+    n = X.shape[0]
+    mu, p_panel = np.empty(n), np.empty(n)
+    for i in range(n):
+        p, mu[i] = cell_probabilities(*((X[i], n_var) + prob_args))
+        p_panel[i] = p @ weights
+    return mu, p_panel
+
+
 # every njit above: its cache is keyed on every kernel's source too (:data:`SOURCE_DIGEST`)
 key_cache_on_sources(globals())

@@ -308,5 +308,22 @@ def cell_category_probabilities(
     return out, intercept - shift
 
 
+@numba.njit(cache=True, nogil=True)
+def derived_draws(X, n_var, prob_args, weights, values, gap_off, n_sets):  # pragma: no cover - compiled
+    """Per row of ``X`` (draws of ``x``): the grand mean, the panel's expected score (cells
+    weighted by ``weights``, categories scored by ``values``) and the cutpoints, as
+    :meth:`~bayes_tee.likelihoods.ordinal_density.OrdinalDensity.derive` gives them for one.
+    """
+    n, K = X.shape[0], values.size
+    mu, score = np.empty(n), np.empty(n)
+    cuts = np.empty((n, n_sets, K - 1))
+    for i in range(n):
+        # one tuple: a call of more than 30 arguments is compiled through a list numba cannot type
+        p, mu[i] = cell_category_probabilities(*((X[i], n_var) + prob_args))
+        score[i] = weights @ (p @ values)
+        cuts[i] = cutpoints(X[i], gap_off, n_sets, K, 0.0, 1.0)[0]
+    return mu, score, cuts
+
+
 # every njit above: its cache is keyed on every kernel's source too (:data:`SOURCE_DIGEST`)
 key_cache_on_sources(globals())
