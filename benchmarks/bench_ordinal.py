@@ -5,7 +5,8 @@ Data: the cumulative-logit model with crossed items, prompts, judges (fixed, thr
 their own location), item x prompt, item x judge and prompt x judge (five random terms), one
 call per cell, 5-point scores piled towards the top (cutpoints below the latent mean), about
 4,000 scores at the default size. Each bayes_tee fit runs in a fresh process at the default
-settings (4 chains x 2,000 draws after 600 tuning steps, target 0.9); ``wall s`` includes ``import
+settings (4 chains of at most 2,000 draws after 600 tuning steps, target 0.9, stopping at the first
+checkpoint from 1,000 draws where the diagnostics pass with margin); ``wall s`` includes ``import
 bayes_tee``. clmm (``ordinal`` package, Debian ``r-cran-ordinal``; ``--install-r`` installs it)
 fits ``factor(y) ~ judge + (1|item) + (1|prompt) + (1|item:prompt) + (1|item:judge) +
 (1|prompt:judge)``; its time is ``system.time(clmm(...))`` inside R, data already read.
@@ -60,6 +61,7 @@ t2 = time.perf_counter()
 comp = post.components().set_index("component")
 cut = post.cutpoints()
 out = {"import_s": t1 - t0, "fit_s": t2 - t1, "method": post.method, "diag": post.diagnostics(),
+       "draws": post.info["draws"],
        "components": {k: comp.loc[k, ["median", "low", "high"]].tolist() for k in comp.index},
        "cutpoints": cut[["median", "low", "high"]].to_numpy().tolist()}
 print(json.dumps(out, default=float))
@@ -141,8 +143,9 @@ def main() -> None:
         d = ours["diag"]
         print(
             f"bayes_tee {ours['method']}: wall {wall:.1f} s (import {ours['import_s']:.1f}, fit "
-            f"{ours['fit_s']:.1f}); R-hat {d['max_rhat']:.3f}, bulk ESS {d['min_ess_bulk']:.0f}, "
-            f"tail ESS {d['min_ess_tail']:.0f}, divergences {d['divergences']}"
+            f"{ours['fit_s']:.1f}, 4 x {ours['draws']} draws); R-hat {d['max_rhat']:.3f}, "
+            f"bulk ESS {d['min_ess_bulk']:.0f}, tail ESS {d['min_ess_tail']:.0f}, "
+            f"divergences {d['divergences']}"
         )
         if theirs is None:
             print("clmm: not run (install R's ordinal and jsonlite, or pass --install-r)")
