@@ -161,19 +161,27 @@ def _finish(value, grad, dim, out_, logp_):  # pragma: no cover - compiled
     return 0 if math.isfinite(value) else NOT_FINITE
 
 
+@numba.njit(inline="always")
+def _latent(x, t):  # pragma: no cover - compiled
+    """``x`` and the arguments every GLMM kernel starts with (the SD priors to ``cell_at``,
+    kinds 0-25 of :data:`ORDINAL_KINDS` and :data:`BINOMIAL_KINDS`), as one tuple: Python
+    compiles a call of more than 30 arguments through a list numba cannot type, so the
+    callbacks pass theirs as tuples, built in parts.
+    """
+    head = (x, _i1(t, 0), _f1(t, 1), _f1(t, 2), _f1(t, 3), _f0(t, 4), _f0(t, 5), _b0(t, 6),
+            _i1(t, 7), _i1(t, 8), _f1(t, 9), _i1(t, 10), _f1(t, 11), _i1(t, 12), _i1(t, 13))  # fmt: skip
+    rest = (_i1(t, 14), _b1(t, 15), _i1(t, 16), _i1(t, 17), _i1(t, 18), _b1(t, 19), _f1(t, 20),
+            _i1(t, 21), _i1(t, 22), _i1(t, 23), _i1(t, 24), _i2(t, 25))  # fmt: skip
+    return head + rest
+
+
 def _ordinal_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
     t = numba.carray(table_, (len(ORDINAL_KINDS), 4), np.int64)
     x = numba.carray(x_, (dim,))
     try:
-        # Python compiles a call of more than 30 arguments through a list numba cannot type:
-        # the arguments go in as one tuple, built in parts
-        head = (x, _i1(t, 0), _f1(t, 1), _f1(t, 2), _f1(t, 3), _f0(t, 4), _f0(t, 5), _b0(t, 6),
-                _i1(t, 7), _i1(t, 8), _f1(t, 9), _i1(t, 10), _f1(t, 11), _i1(t, 12), _i1(t, 13),
-                _i1(t, 14), _b1(t, 15), _i1(t, 16), _i1(t, 17), _i1(t, 18))  # fmt: skip
-        tail = (_b1(t, 19), _f1(t, 20), _i1(t, 21), _i1(t, 22), _i1(t, 23), _i1(t, 24),
-                _i2(t, 25), _f2(t, 26), _i1(t, 27), _i0(t, 28), _i0(t, 29), _f0(t, 30),
-                _f0(t, 31), _i0(t, 32), _i0(t, 33), _f2(t, 34), _i1(t, 35), _f0(t, 36))  # fmt: skip
-        value, grad = ordinal_logp_grad(*(head + tail))
+        tail = (_f2(t, 26), _i1(t, 27), _i0(t, 28), _i0(t, 29), _f0(t, 30), _f0(t, 31), _i0(t, 32),
+                _i0(t, 33), _f2(t, 34), _i1(t, 35), _f0(t, 36))  # fmt: skip
+        value, grad = ordinal_logp_grad(*(_latent(x, t) + tail))
     except Exception:  # noqa: BLE001 - an SD underflowed to zero: nutpie rejects the point
         return RAISED
     return _finish(value, grad, dim, out_, logp_)
@@ -183,13 +191,8 @@ def _binomial_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
     t = numba.carray(table_, (len(BINOMIAL_KINDS), 4), np.int64)
     x = numba.carray(x_, (dim,))
     try:
-        head = (x, _i1(t, 0), _f1(t, 1), _f1(t, 2), _f1(t, 3), _f0(t, 4), _f0(t, 5), _b0(t, 6),
-                _i1(t, 7), _i1(t, 8), _f1(t, 9), _i1(t, 10), _f1(t, 11), _i1(t, 12), _i1(t, 13),
-                _i1(t, 14), _b1(t, 15), _i1(t, 16), _i1(t, 17), _i1(t, 18))  # fmt: skip
-        tail = (_b1(t, 19), _f1(t, 20), _i1(t, 21), _i1(t, 22), _i1(t, 23), _i1(t, 24),
-                _i2(t, 25), _f1(t, 26), _f1(t, 27), _f1(t, 28), _i0(t, 29), _f1(t, 30),
-                _f1(t, 31))  # fmt: skip
-        value, grad = binomial_logp_grad(*(head + tail))
+        tail = (_f1(t, 26), _f1(t, 27), _f1(t, 28), _i0(t, 29), _f1(t, 30), _f1(t, 31))
+        value, grad = binomial_logp_grad(*(_latent(x, t) + tail))
     except Exception:  # noqa: BLE001 - as in _ordinal_logp
         return RAISED
     return _finish(value, grad, dim, out_, logp_)
