@@ -196,14 +196,7 @@ def _run_nutpie(compiled, chains, tune, draws, target_accept, seed, progressbar,
         )
     except RuntimeError as err:
         raise _stopped(err) from None
-    t2 = time.perf_counter()
-    durations = {
-        "compile_s": round(t1 - start, 3),
-        "sample_s": round(t2 - t1, 3),
-        "reused_compiled": reused,
-        "compiled_with": kind,
-    }
-    return idata, {"start": start, "durations": durations}
+    return idata, _timing(start, t1, reused, kind)
 
 
 def _run_checkpoints(
@@ -265,16 +258,20 @@ def _run_checkpoints(
             idata = expand_draws(finished if finished is not None else run.wait(), density)
     except RuntimeError as err:
         raise _stopped(err) from None
-    t2 = time.perf_counter()
+    return idata, _timing(start, t1, False, "callback", draws_kept=kept, checkpoints=looks)
+
+
+def _timing(start: float, t1: float, reused: bool, kind: str, **more) -> dict:
+    """What a run records of itself: compile and sampling seconds (``t1``: sampling started),
+    whether a compiled model was reused and how it was compiled, and ``more``.
+    """
     durations = {
         "compile_s": round(t1 - start, 3),
-        "sample_s": round(t2 - t1, 3),
-        "reused_compiled": False,
-        "compiled_with": "callback",
-        "draws_kept": kept,
-        "checkpoints": looks,
+        "sample_s": round(time.perf_counter() - t1, 3),
+        "reused_compiled": reused,
+        "compiled_with": kind,
     }
-    return idata, {"start": start, "durations": durations}
+    return {"start": start, "durations": durations | more}
 
 
 def _complete(tree: xr.DataTree, n: int) -> bool:
