@@ -141,21 +141,17 @@ def compile_callback(density: Density) -> CompiledPyMCModel:
 
 def expand_draws(idata: xr.DataTree, density: Density) -> xr.DataTree:
     """``idata`` with its posterior of unconstrained vectors (:func:`compile_callback`) replaced
-    by the reported parameters and the density's derived quantities, as
-    :func:`compile_density`'s draws hold them (same names, dims and coordinates).
+    by the reported parameters and the density's derived quantities (``density.derive_draws``,
+    every draw at once), as :func:`compile_density`'s draws hold them (same names, dims and
+    coordinates).
     """
     raw = idata["posterior"][RAW]
     x = np.ascontiguousarray(raw.transpose("chain", "draw", RAW_DIM).to_numpy(), dtype=np.float64)
     chain, draw = x.shape[:2]
     values = density.layout.expand(x)
     derived = getattr(density, "derived", [])
-    if derived:
-        flat = x.reshape(chain * draw, -1)
-        if hasattr(density, "derive_draws"):  # every draw in one compiled loop
-            found = density.derive_draws(flat)
-        else:
-            rows = [density.derive(flat[i]) for i in range(flat.shape[0])]
-            found = {name: np.stack([r[name] for r in rows]) for name, _ in derived}
+    if derived:  # every draw in one compiled loop: a density with a callback has derive_draws
+        found = density.derive_draws(x.reshape(chain * draw, -1))
         for name, shape in derived:
             values[name] = np.asarray(found[name]).reshape((chain, draw, *shape))
     dims = density.dims
@@ -164,7 +160,7 @@ def expand_draws(idata: xr.DataTree, density: Density) -> xr.DataTree:
         extra = dims.get(name) or tuple(f"{name}_dim_{i}" for i in range(v.ndim - 2))
         data[name] = (("chain", "draw", *extra), v)
     coords = {"chain": raw["chain"].to_numpy(), "draw": raw["draw"].to_numpy()}
-    used = {d for _, (ds, _) in data.items() for d in ds}
+    used = {d for ds, _ in data.values() for d in ds}
     coords |= {k: np.asarray(v) for k, v in density.coords.items() if k in used}
     posterior = xr.Dataset(data, coords=coords, attrs=idata["posterior"].attrs)
     out = idata.copy()
