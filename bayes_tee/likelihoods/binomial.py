@@ -4,11 +4,12 @@ non-centred; or integrated out by adaptive Gauss-Hermite quadrature, :mod:`.quad
 logistic residual pi^2/3 is the fixed ``replicate`` component (:func:`~.glmm_layout.add_logistic_residual`).
 
 Near separation (most items SAFE in every call) the geometry is what makes or breaks the fit;
-:func:`~.glmm_layout.glmm_terms` lays out the random effects for it: partial centring per level, items
-centred hierarchically on their category and the intercept, few-level terms swept into the
-intercept. Priors are on the logit scale: SDs in units of :data:`LOGIT_UNIT`, the intercept in
-units of :data:`INTERCEPT_UNIT`. The PyMC model here is the reference; fits sample the same
-model as a numba density (:mod:`.binomial_density`), which the tests hold equal to it.
+:func:`~.glmm_layout.glmm_terms` lays out the random effects for it: each level's coordinate adapted
+to its own data (partial non-centring), items drawn around their category and the intercept,
+few-level terms swept into the intercept. Priors are on the logit scale: SDs in units of
+:data:`LOGIT_UNIT`, the intercept in units of :data:`INTERCEPT_UNIT`. The PyMC model here is the
+reference; fits sample the same model as a numba density (:mod:`.binomial_density`), which the tests
+hold equal to it.
 """
 
 from __future__ import annotations
@@ -93,15 +94,14 @@ def latent_predictor(
             continue
         if g.dim not in model.coords:
             model.add_coord(g.dim, g.labels)
-        c = g.centred
-        raw = pm.Normal(g.name, pt.where(c, mean, 0.0), pt.where(c, s, 1.0), dims=g.dim)
+        raw = pm.Normal(g.name, 0.0, 1.0, dims=g.dim)
         u = raw
         if g.level_info is not None:  # the levels' data-adapted coordinates (level_adaptation)
             q = 1.0 + s**2 * g.level_info
-            u = (s * g.level_info / q) * g.v_hat + raw / pt.sqrt(q)
+            u = (s * g.level_info / q) * (g.v_hat - mean) + raw / pt.sqrt(q)
             adapted = pt.sum(0.5 * raw**2 - 0.5 * u**2 - 0.5 * pt.log(q))  # zero where info is 0
             pm.Potential(f"{g.name}_adapted", adapted)
-        effects.append(pt.where(c, raw, mean + s * u))
+        effects.append(mean + s * u)
     eta = intercept if mu_in_eta else pt.zeros(len(cells))
     through = fixed_through_terms(terms)
     for f, t in enumerate(fixed):

@@ -95,8 +95,6 @@ class GlmmDensity:
             self.dims[name] = (dim,)
         self.params = params + self.extra_params()
         self.layout = lay = Layout(self.params)
-        # centred effects drawn around the grand mean (directly or through a parent) start there
-        self._start_at_mu = [(g.name, g.centred) for g in terms if g.parent != -1 and not g.swept]
 
         f64, i64 = np.float64, np.int64
         sds = [priors.for_component(t.label) for t in self.var_terms]
@@ -184,8 +182,6 @@ class GlmmDensity:
         for t, prior in zip(self.var_terms, self.sd_priors):
             x[self.layout.slices[t.var_name]] += np.log(prior.support_point(LOGIT_UNIT))
         x[self.layout.slices["intercept"]] += self.mu0
-        for name, centred in self._start_at_mu:
-            x[self.layout.slices[name]] += np.where(centred, self.mu0, 0.0)
         return x
 
 

@@ -49,17 +49,6 @@ INTERCEPT_UNIT = 2.5
 FEW_LEVELS = 30
 
 
-#: A level is centred (:func:`glmm_terms`) only when its data are this many times more precise
-#: than the effects' rough spread (``n p (1 - p) * sd_hat**2``), so that it stays pinned if the
-#: SD is half the rough estimate. The rough SD (a moment estimate over the logistic's slope) is
-#: that far off either way: 0.42 against a posterior median of 0.20 for item x prompt in
-#: notebook 02's 94%-safe pilot (seed-13 data), 1.86 against 4.6 for the safety data's items.
-#: At ratio 1 that pilot centred 6% of its item x prompt levels and they funnelled where
-#: sigma_item_prompt's posterior reaches below the rough value (332 divergences in 16,000
-#: draws, bulk ESS 124); at 4 it diverged once, with ESS 785. At 10 no item of the propaganda
-#: pilot stays centred and its ESS falls to 130. The safety data pass their checks at 1 and 4.
-PINNED_PRECISION = 4.0
-
 #: A few-level two-way term is centred on its main effects (:func:`glmm_terms`) only when every
 #: level's data are this many times more precise than the effects' rough spread: its SD is
 #: estimated from few levels and may be 3x smaller than the rough estimate, which divides the
@@ -97,7 +86,9 @@ class GlmmTerm:
     in_eta : bool
         Whether the effect enters the linear predictor (a category's reaches it through its items).
     centred : ndarray of bool
-        Per level: centred (the coordinate is the effect) or not (``mean + sd * z``).
+        Per level: centred (the coordinate is the effect). Only a swept two-way term centred on
+        its main effects is (all of its levels, ``crossed``); every other level is ``mean + sd *
+        u``, with ``u`` its adapted coordinate or, bounded on one side only, plainly ``z``.
     swept : bool
         Non-centred with its mean direction swept into the intercept: the coordinates ``w`` give
         the effects ``mean + sd * B w[1:]`` (``B`` the zero-sum basis) and move the grand mean to
@@ -111,10 +102,11 @@ class GlmmTerm:
     v_hat, info : ndarray, float
         A non-centred swept term's data-adapted coordinates (:func:`sweep_adaptation`): the
         data's rough coordinates of its deviations and their precision. For a term that is not
-        swept, ``v_hat`` holds each level's rough deviation from its mean (:func:`level_adaptation`).
+        swept, ``v_hat`` holds each level's rough total effect, the mean it is drawn around
+        included (:func:`level_adaptation`).
     level_info : ndarray or None
         A term that is not swept: each level's data precision for its adapted coordinate
-        (:func:`level_adaptation`; zero where the level is centred).
+        (:func:`level_adaptation`; zero where the level is plainly non-centred).
     """
 
     term: Term
@@ -142,26 +134,26 @@ def glmm_terms(design: Design, *, sample_cell: bool = True) -> list[GlmmTerm]:
     (hierarchical centring, Gelfand, Sahu & Carlin 1995), so the grand mean enters the linear
     predictor through the items. Every other term is drawn around zero.
 
-    Centring is chosen per level (partial non-centring, Papaspiliopoulos, Roberts & Skold 2007):
-    a level whose calls include both outcomes pins its effect down and is centred, when its data
-    are :data:`PINNED_PRECISION` times more precise than the effects' rough spread; a level whose
-    calls are all successes (or all failures) only bounds its effect on one side, its posterior
-    is its prior's tail, and it is non-centred. Under near-separation (half of the items SAFE in
-    all of their calls) neither choice per term suits both kinds of level. The cell effect is
-    non-centred at every level: a cell's few calls rarely pin it, and centring the few cells
-    that are pinned (6% of the safety data's) tied sigma_cell to them (its bulk ESS 199 of 8,000
-    draws, against 750 with every cell non-centred). Terms with at most :data:`FEW_LEVELS`
-    levels are non-centred throughout (their SD is weakly identified whatever the data per
-    level) and swept: the mean of their L effects is confounded with the grand mean (only their
-    sum reaches the data), which under a wide SD leaves NUTS a long ridge between the two. The
-    sampled intercept is the sum, and the effects' mean direction (``sd * w[0] / sqrt(L)``,
-    prior ``w[0] ~ N(0, 1)``) moves only the grand mean ``mu = intercept - sum of the mean
-    directions``, whose prior is unchanged. It is the same model, rotated and sheared (unit
-    Jacobian). Their deviations (``w[1:]``) are not plainly non-centred but adapted to the
-    data (:func:`sweep_adaptation`): non-centred where the SD is small, centred on the data's
-    estimate where it is large. The non-centred levels of every other term but the cell effect
-    are adapted the same way, each to its own data (:func:`level_adaptation`).
-
+    No level of a term with more than :data:`FEW_LEVELS` levels is centred outright: each level's
+    coordinate is adapted to its own data (:func:`level_adaptation`), centred on the data's rough
+    estimate where the SD is large against the data's noise and non-centred where it is small,
+    continuously in the SD (partial non-centring, Papaspiliopoulos, Roberts & Skold 2007). A level
+    whose calls are all successes (or all failures) only bounds its effect on one side, its
+    posterior is its prior's tail, and it is plainly non-centred; so is the cell effect at every
+    level. Centring outright the levels whose data pinned them (at four times the precision of the
+    effects' rough spread, the layout before GLMM coordinates version 3) left a funnel wherever the
+    SD's posterior reaches below the rough value: under near-separation (2 prompts at 96.8% and
+    99.7% successes, most items all successes) ``sigma_item_prompt`` traded its variance with
+    ``sigma_item`` down to 0.15 logits, and the 25 centred item x prompt levels diverged 68-255
+    times in 4,000 draws; adapted, none diverged, and the safety GLMM ran in 204 s against 224 s.
+    Terms with at most :data:`FEW_LEVELS` levels are non-centred throughout (their SD is weakly
+    identified whatever the data per level) and swept: the mean of their L effects is confounded
+    with the grand mean (only their sum reaches the data), which under a wide SD leaves NUTS a long
+    ridge between the two. The sampled intercept is the sum, and the effects' mean direction (``sd *
+    w[0] / sqrt(L)``, prior ``w[0] ~ N(0, 1)``) moves only the grand mean ``mu = intercept - sum of
+    the mean directions``, whose prior is unchanged. It is the same model, rotated and sheared (unit
+    Jacobian). Their deviations (``w[1:]``) are adapted to the data as a whole
+    (:func:`sweep_adaptation`).
     Two more hierarchical centrings remove the ridges that the Hessian of Messing (2026)'s
     safety posterior shows as its stiffest directions (the Hessian whitened by the posterior
     SDs, as a diagonal mass matrix sees it: eigenvalues 600-1,200, and 110-130 at most once
@@ -170,15 +162,15 @@ def glmm_terms(design: Design, *, sample_cell: bool = True) -> list[GlmmTerm]:
     - **Items through their widest nested interaction.** For an item whose calls under one judge
       include both outcomes while the other judges' are all SAFE, the data pin the sum of the
       item effect and that item x judge effect, not either alone. The item-nested two-way term
-      with the largest rough SD (item x judge there) is drawn around its item's effect, so a
-      centred level's coordinate is that sum, and the item reaches the linear predictor only
-      through it. The item itself is then centred only where those children pin it (each
-      pinned child tells it its value to within the child's SD plus its own data noise), not
-      where its calls merely include both outcomes: on the safety data the call rule centred
-      46% of the items, most of them seen two-sidedly by one judge alone, and they funnelled
-      where the posterior moves item variance into item x judge (a divergence at sigma_item
-      0.44, its 0.1% quantile, and R-hat 1.011 on sigma_item at another seed); the children's
-      rule centres none and gives sigma_item a bulk ESS of 900-1,400 in 16,000 draws, against 640.
+      with the largest rough SD (item x judge there) is drawn around its item's effect, and its
+      adapted coordinates sit around each level's rough total (item plus interaction), relative
+      to the item's sampled effect, so where the SD is large a level's coordinate is that sum.
+      The item reaches the linear predictor only through it; its own adaptation counts its
+      children's rough variance besides its calls' noise (:func:`level_adaptation`), so an item
+      is near-centred only where its calls and its children's SD pin it. (Centring outright the
+      items whose calls include both outcomes funnelled on the safety data where the posterior
+      moves item variance into item x judge: a divergence at sigma_item 0.44, its 0.1%
+      quantile.)
     - **Few-level two-way terms around their main effects.** When every level of a swept
       two-way term (prompt x judge: 15 levels of about 3,400 calls) is pinned by its data
       (:data:`CROSSED_PRECISION`), its coordinates ``w[1:]`` are the zero-sum part of the level
@@ -206,10 +198,6 @@ def glmm_terms(design: Design, *, sample_cell: bool = True) -> list[GlmmTerm]:
         # both outcomes seen, and the level's data more precise than the effects' spread
         return _precision(k, n, idx, n_levels) * sd_hat[t.label] ** 2 > ratio
 
-    def centred(t: Term, idx: np.ndarray, n_levels: int) -> np.ndarray:  # per level
-        # few-level terms are swept and non-centred, the cell effect is non-centred (see above)
-        return pinned(t, idx, n_levels, PINNED_PRECISION) & (n_levels > FEW_LEVELS) & (t.label != "cell")
-
     out: list[GlmmTerm] = []
     if "category" in random and "item" in random:
         idx, labels = term_levels(design, random["category"])
@@ -223,7 +211,7 @@ def glmm_terms(design: Design, *, sample_cell: bool = True) -> list[GlmmTerm]:
                 -2,
                 None,
                 False,
-                centred(random["category"], idx, len(labels)),
+                np.zeros(len(labels), dtype=bool),
                 len(labels) <= FEW_LEVELS,
             )
         )
@@ -237,12 +225,9 @@ def glmm_terms(design: Design, *, sample_cell: bool = True) -> list[GlmmTerm]:
         else:
             parent, pidx = -1, None
         swept = len(labels) <= FEW_LEVELS and parent in (-1, -2)
-        out.append(
-            GlmmTerm(
-                t, f"u_{t.key}", dim, labels, idx, parent, pidx, True, centred(t, idx, len(labels)), swept
-            )
-        )
-    _items_through_interaction(out, sd_hat, k, n)
+        none = np.zeros(len(labels), dtype=bool)  # no level centred (see above)
+        out.append(GlmmTerm(t, f"u_{t.key}", dim, labels, idx, parent, pidx, True, none, swept))
+    _items_through_interaction(out, sd_hat)
     fixed = [t for t in design.terms if t.kind == "fixed"]
     for j in sorted(range(len(out)), key=lambda j: -sd_hat[out[j].term.label]):
         g = out[j]
@@ -313,13 +298,18 @@ def sweep_adaptation(
 def level_adaptation(
     design: Design, terms: list[GlmmTerm], sd_hat: dict[str, float], k: np.ndarray, n: np.ndarray
 ) -> list[GlmmTerm]:
-    """Adapt every non-centred level of each term that is not swept (the cell effect aside) to
-    its own data, as :func:`sweep_adaptation` adapts a swept term's coordinates: the level's
-    effect is ``mean + s u`` with ``u = (s info / q) v_hat + z / sqrt(q)``, ``q = 1 + s^2 info``,
-    and ``z`` sampled under the prior of ``u`` times the Jacobian ``q^(-1/2)``. ``v_hat`` is the
-    level's rough deviation from its mean (its calls' logit less the margins, less its parent's
-    where it has one), ``info`` its data's precision: the logit precision of its calls plus
-    every nested term's rough variance over its levels there, as for the swept terms.
+    """Adapt every level of each term that is not swept (the cell effect aside) to its own data,
+    as :func:`sweep_adaptation` adapts a swept term's coordinates: the level's effect is
+    ``mean + s u`` with ``u = (s info / q) (v_hat - mean) + z / sqrt(q)``, ``q = 1 + s^2 info``,
+    and ``z`` sampled under the prior of ``u`` times the Jacobian ``q^(-1/2)``. ``mean`` is what
+    the level is drawn around, as sampled (zero, the intercept, its parent's effect); ``v_hat``
+    is the level's rough total (its calls' logit less the other facets' margins, with the rough
+    mean it is drawn around), so the effect is ``(1 - kappa) mean + kappa v_hat + (s / sqrt(q))
+    z``, ``kappa = s^2 info / q``: centred on the data where ``s^2 info`` is large, whatever its
+    parent does, and non-centred as ``s`` shrinks. ``info`` is its data's precision: the logit
+    precision of its calls plus every nested term's rough variance over its levels there, as for
+    the swept terms (an item drawn through its item x judge effects counts their rough variance,
+    so it is near-centred only where its judges' data and the SD pin it).
 
     A plainly non-centred effect ``mean + s z`` ties ``z`` to ``s`` wherever its level's data say
     anything: they pin ``s z``, so a move of ``s`` needs every ``z`` to move the other way, and
@@ -343,15 +333,18 @@ def level_adaptation(
     out = []
     for g in terms:
         L = len(g.labels)
-        if g.swept or g.centred.all() or L < 2 or g.term.label == "cell":
+        if g.swept or L < 2 or g.term.label == "cell":
             out.append(g)
             continue
         logit, var, nested, one_sided = _rough_levels(design, g, terms, sd_hat, k, n)
         v_hat = _interaction_part(logit, g, facet_codes)
-        if g.parent >= 0:  # a deviation from the parent's effect
+        if g.parent >= 0:  # a deviation from the parent's effect, plus the parent's rough total
             group = g.parent_index
-            v_hat = v_hat - (np.bincount(group, v_hat) / np.maximum(np.bincount(group), 1))[group]
-        info = np.where(g.centred | one_sided, 0.0, 1.0 / (var + nested))
+            size = np.maximum(np.bincount(group), 1)
+            v_hat = v_hat + ((np.bincount(group, logit) - np.bincount(group, v_hat)) / size)[group]
+        elif g.parent == -2:  # around the grand mean: the level's rough total
+            v_hat = v_hat + logit.mean()
+        info = np.where(one_sided, 0.0, 1.0 / (var + nested))
         out.append(replace(g, v_hat=v_hat, level_info=info))
     return out
 
@@ -434,15 +427,9 @@ def _precision(k: np.ndarray, n: np.ndarray, idx: np.ndarray, n_levels: int) -> 
     return np.where((k_l > 0) & (k_l < n_l), n_l * p_l * (1 - p_l), 0.0)
 
 
-def _items_through_interaction(
-    out: list[GlmmTerm], sd_hat: dict[str, float], k: np.ndarray, n: np.ndarray
-) -> None:
-    """Draw the widest item-nested two-way term around its item's effect (:func:`glmm_terms`).
-
-    The item then reaches the data only through those children, so it is centred when they pin
-    it: each pinned child ``c`` (:func:`_precision`) tells the item its coordinate to within
-    ``sd_child**2 + 1 / precision_c``, and the item is centred where the sum of those
-    precisions beats ``PINNED_PRECISION / sd_item**2``.
+def _items_through_interaction(out: list[GlmmTerm], sd_hat: dict[str, float]) -> None:
+    """Draw the widest item-nested two-way term around its item's effect (:func:`glmm_terms`):
+    the item then reaches the data only through those children.
     """
     at = {g.term.label: j for j, g in enumerate(out)}
     nested = [
@@ -455,13 +442,8 @@ def _items_through_interaction(
     j, i = max(nested, key=lambda j: sd_hat[out[j].term.label]), at["item"]
     index = np.zeros(len(out[j].labels), dtype=np.int64)
     index[out[j].cell_level] = out[i].cell_level
-    prec = _precision(k, n, out[j].cell_level, len(out[j].labels))
-    noise = np.divide(1.0, prec, out=np.full_like(prec, np.inf), where=prec > 0)
-    spread = sd_hat[out[j].term.label] ** 2 + noise
-    told = np.bincount(index, 1.0 / spread, minlength=len(out[i].labels))
-    centred = out[i].centred & (told * sd_hat["item"] ** 2 > PINNED_PRECISION)
     out[j] = replace(out[j], parent=i, parent_index=index)
-    out[i] = replace(out[i], in_eta=False, centred=centred)
+    out[i] = replace(out[i], in_eta=False)
 
 
 def _centre_on_main_effects(out: list[GlmmTerm], j: int, design: Design, fixed: list[Term]) -> None:

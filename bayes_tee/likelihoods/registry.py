@@ -90,9 +90,11 @@ class Likelihood:
 
 #: The version of the GLMMs' sampled coordinates, recorded in every fit's ``info`` (as
 #: ``glmm_coordinates``): 2 since every non-centred level is adapted to its data
-#: (:func:`~.glmm_layout.level_adaptation`). A fit's random effects are read back from its
-#: draws through these coordinates, so effects saved under another version are refused.
-GLMM_COORDINATES = 2
+#: (:func:`~.glmm_layout.level_adaptation`), 3 since no level is centred outright and each adapted
+#: level sits around its rough total relative to its sampled mean. A fit's random effects are read
+#: back from its draws through these coordinates, so effects saved under another version are
+#: refused.
+GLMM_COORDINATES = 3
 
 
 # PyMC (and PyTensor) are imported where a PyMC graph is built, not by the registry: a fit

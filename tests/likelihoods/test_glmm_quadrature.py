@@ -192,22 +192,28 @@ def test_the_numba_density_is_the_pymc_model(layout, quadrature):
         assert grad[j] == pytest.approx(fd, rel=1e-5, abs=1e-5)
 
 
-def test_centring_per_level_follows_the_data():
-    """Levels seen with both outcomes and precise data are centred; levels at a boundary (all
-    successes) are not; few-level terms are swept into the intercept, all alike.
+def test_levels_are_adapted_to_their_data_and_boundary_levels_plainly_non_centred():
+    """No level is centred outright: levels seen with both outcomes get adapted coordinates,
+    levels at a boundary (all successes) plainly non-centred ones, few-level terms are swept into
+    the intercept, all alike, and the cell effect is non-centred throughout.
     """
     d = _design(_binary(5))
     k = np.round(d.cells["mean"] * d.cells["n"]).to_numpy()
     for g in glmm_terms(d):
+        assert not g.centred.any()
         if g.term.label == "cell":
-            assert not g.centred.any()
+            assert g.level_info is None
+            continue
         if g.swept:
-            assert len(g.labels) <= 30 and not g.centred.any() and not g.crossed
+            assert len(g.labels) <= 30 and not g.crossed and g.level_info is None
             continue
         k_l = np.bincount(g.cell_level, k, minlength=len(g.labels))
         n_l = np.bincount(g.cell_level, d.cells["n"].to_numpy(), minlength=len(g.labels))
         boundary = (k_l == 0) | (k_l == n_l)
-        assert not g.centred[boundary].any()
+        if not g.in_eta:  # told by its children: see the next tests
+            continue
+        assert boundary.any() and (~boundary).any()
+        assert np.all(g.level_info[boundary] == 0.0) and np.all(g.level_info[~boundary] > 0.0)
     names = [g.name for g in glmm_terms(d)]
     assert names.index("u_category") < names.index("u_item")  # parents first
     assert "u_cell" in names and "u_cell" not in [g.name for g in glmm_terms(d, sample_cell=False)]
@@ -231,8 +237,9 @@ def _judged(n_judges: int, item_judge: float) -> pd.DataFrame:
 
 
 def test_items_reach_the_data_through_their_widest_interaction():
-    """The item x judge effects are drawn around their item's (a centred level's coordinate is
-    the sum the data pin down), and the item effect enters no cell directly.
+    """The item x judge effects are drawn around their item's, their adapted coordinates sit
+    around each level's rough total (item plus interaction, the sum the data pin down), and the
+    item effect enters no cell directly.
     """
     d = _design(_judged(n_judges=2, item_judge=9.0))
     terms = glmm_terms(d)
@@ -241,15 +248,17 @@ def test_items_reach_the_data_through_their_widest_interaction():
     assert not item.in_eta and pairs.in_eta and pairs.parent == at["item"] < at["item:judge"]
     # each item x judge level points at its own item
     np.testing.assert_array_equal(pairs.parent_index[pairs.cell_level], item.cell_level)
-    assert pairs.centred.any() and not pairs.centred.all()  # per level, as the data say
+    # rough totals: the item's share (SD 3) and the interaction's (SD 3) both in them
+    total = item.v_hat[pairs.parent_index]
+    assert 0.5 < np.corrcoef(pairs.v_hat, total)[0, 1] < 0.9
+    assert np.std(pairs.v_hat - total) > 1.5
     assert all(terms[at[t]].parent == -1 for t in ("item:prompt", "prompt:judge") if t in at)
 
 
-def test_an_item_is_centred_only_where_its_judges_pin_it():
-    """An item reached through its item x judge effects is pinned by them, not by its calls: one
-    judge always flagging it and the other never (both outcomes in its calls, but each child at
-    a boundary) tells the item nothing two-sided, so it is non-centred; items whose judges'
-    calls are mixed are centred as before.
+def test_an_item_reached_through_its_judges_counts_their_spread():
+    """An item reached through its item x judge effects is adapted with its calls' precision
+    less what its children's spread adds; one judge always flagging it and the others never
+    leaves both outcomes in its calls but each child at a boundary, plainly non-centred.
     """
     df = _judged(n_judges=4, item_judge=0.1)
     split = df["item"].isin(df["item"].unique()[:3])
@@ -264,9 +273,13 @@ def test_an_item_is_centred_only_where_its_judges_pin_it():
     n_i = np.bincount(item.cell_level, d.cells["n"].to_numpy(), minlength=len(labels))
     is_split = np.isin(labels, df.loc[split, "item"].astype(str).unique())
     assert ((k_i > 0) & (k_i < n_i))[is_split].all()  # both outcomes in every split item's calls
-    assert not item.centred[is_split].any()
-    assert not pairs.centred[np.isin(pairs.parent_index, np.flatnonzero(is_split))].any()
-    assert item.centred[~is_split].any()
+    assert np.all(pairs.level_info[np.isin(pairs.parent_index, np.flatnonzero(is_split))] == 0.0)
+    adapted = item.level_info > 0.0  # items of SD 3: some all one outcome
+    assert adapted[is_split].all() and adapted.mean() > 0.5
+    n = d.cells["n"].to_numpy()
+    p = (k + 0.5) / (n + 1.0)
+    calls = np.bincount(item.cell_level, n * p * (1 - p), minlength=len(labels))  # logit precision
+    assert np.all(item.level_info[adapted] < calls[adapted])
 
 
 def test_a_pinned_few_level_interaction_is_centred_on_its_main_effects():

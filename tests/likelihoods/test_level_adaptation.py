@@ -14,7 +14,9 @@ import pytest
 import bayes_tee as bt
 from bayes_tee.families.ordinal import CELL_DRAWS, ORDINAL
 from bayes_tee.likelihoods import glmm_layout
+from bayes_tee.likelihoods.binomial_density import FORWARD_ARGUMENTS
 from bayes_tee.likelihoods.glmm_layout import glmm_terms
+from bayes_tee.likelihoods.kernels.binomial import latent_forward
 from bayes_tee.likelihoods.ordinal_density import ordinal_density
 from bayes_tee.likelihoods.ordinal_layout import binary_view
 from bayes_tee.likelihoods.registry import GLMM_COORDINATES, LIKELIHOODS
@@ -96,14 +98,22 @@ def test_the_adapted_density_is_the_non_centred_model_with_its_jacobian(monkeypa
     plain = ordinal_density(d, bt.priors.get_prior())
     rng = np.random.default_rng(3)
     x = adapted.initial_point(rng) + rng.normal(0, 0.3, adapted.layout.ndim)
+    # the plain coordinates of the same effects: an adapted level sits around its data's rough
+    # total v_hat, relative to its mean (zero, the intercept or its parent's effect)
+    args = tuple(adapted._pack[name] for name in FORWARD_ARGUMENTS)
+    eff, e_off = latent_forward(x, *args)[7:9]
     y, jac = x.copy(), 0.0
-    for g in adapted.terms:
+    for t, g in enumerate(adapted.terms):
         if g.level_info is None:
             continue
         s = float(np.exp(x[adapted.var_terms.index(g.term)]))
-        q = 1.0 + s**2 * g.level_info
         sl = adapted.layout.slices[g.name]
-        y[sl] = np.where(g.centred, x[sl], (s * g.level_info / q) * g.v_hat + x[sl] / np.sqrt(q))
+        p = g.parent
+        mean = {-1: 0.0, -2: x[adapted.layout.slices["intercept"]][0]}.get(p)
+        mean = eff[e_off[p] : e_off[p + 1]][g.parent_index] if mean is None else mean
+        q = 1.0 + s**2 * g.level_info
+        y[sl] = (s * g.level_info / q) * (g.v_hat - mean) + x[sl] / np.sqrt(q)
+        assert np.allclose(eff[e_off[t] : e_off[t + 1]], mean + s * y[sl])
         jac += -0.5 * np.log(q).sum()
     assert jac < -1.0  # the adaptation is not idle here
     assert adapted.logp_grad(x)[0] == pytest.approx(plain.logp_grad(y)[0] + jac, rel=1e-10, abs=1e-8)

@@ -1,8 +1,8 @@
 """The logit GLMM's log density and gradient as one numba kernel.
 
 The same model as :func:`~bayes_tee.likelihoods.binomial.binomial_model`: SD priors, the
-intercept and the grand mean's prior, zero-sum fixed effects, the random-effect vectors (centred
-or not per level, hierarchically centred items, swept few-level terms), and per cell the
+intercept and the grand mean's prior, zero-sum fixed effects, the random-effect vectors (adapted
+to their data per level, items drawn around their category, swept few-level terms), and per cell the
 binomial log likelihood of its successes, or (``cell_sd >= 0``) its log marginal likelihood
 with the cell effect integrated out (:func:`cell_quadrature`: the adaptive Gauss-Hermite rule
 of :mod:`.quadrature`, one cell at a time, its gradient through the moving nodes). Like
@@ -15,7 +15,7 @@ term's parent comes first:
 
 - ``r_off, r_len``: where its coordinates sit in ``x`` and how many levels it has;
 - ``r_sd``: which SD scales it; ``r_centred`` (per level, concatenated over terms): centred
-  (the coordinate is the effect) or not (the effect is ``mean + sd * z``);
+  (a swept two-way term centred on its main effects) or not;
 - ``r_parent``: the mean its effects are drawn around: ``-1`` zero, ``-2`` the grand mean,
   ``p >= 0`` term ``p``'s effect at level ``r_pidx[r_pidx_off[t] + level]`` (an item's category, an item x
   judge effect's item);
@@ -30,8 +30,9 @@ term's parent comes first:
   data where they pin the deviations, non-centred where the prior does; for a term that is not
   swept, from ``r_base_off[t]`` (when its block there holds ``2 L`` values) each level's rough
   effect ``v_hat`` then its precision ``info``
-  (:func:`~bayes_tee.likelihoods.glmm_layout.level_adaptation`): a non-centred level with
-  ``info > 0`` is ``mean + sd u``, ``u = (sd info / q) v_hat + z / sqrt(q)``, ``q = 1 + sd^2 info``;
+  (:func:`~bayes_tee.likelihoods.glmm_layout.level_adaptation`): a level with ``info > 0`` is
+  ``mean + sd u``, ``u = (sd info / q) (v_hat - mean) + z / sqrt(q)``, ``q = 1 + sd^2 info``,
+  any other ``mean + sd z``;
 - ``cell_at``: per cell, where each fixed and random effect of its linear predictor sits in
   ``[fixed level effects, random effects]`` (a category's effect reaches cells through its
   items, an item's through its item x judge effects, a crossed term's main effects through
@@ -232,14 +233,11 @@ def _effects(
                 else (intercept if par == -2 else eff[e_off[par] + r_pidx[r_pidx_off[t] + lev]])
             )
             v = x[r_off[t] + lev]
-            if r_centred[e_off[t] + lev]:
-                z = (v - m) / s
-                eff[e_off[t] + lev] = v
-                logp += -0.5 * z * z - np.log(s) - _HALF_LOG_2PI
-            elif a_off >= 0 and bases[a_off + L + lev] > 0.0:  # the level's adapted coordinate
+            if a_off >= 0 and bases[a_off + L + lev] > 0.0:  # the level's adapted coordinate
+                # around the data's rough total, relative to the sampled mean
                 info = bases[a_off + L + lev]
                 q = 1.0 + s * s * info
-                u = (s * info / q) * bases[a_off + lev] + v / np.sqrt(q)
+                u = (s * info / q) * (bases[a_off + lev] - m) + v / np.sqrt(q)
                 eff[e_off[t] + lev] = m + s * u
                 logp += -0.5 * u * u - _HALF_LOG_2PI
                 if q < 1e100:
@@ -341,15 +339,11 @@ def backward(
         for lev in range(r_len[t]):
             i = e_off[t] + lev
             v = x[r_off[t] + lev]
-            if r_centred[i]:
+            if a_off >= 0 and r_bases[a_off + L + lev] > 0.0:
+                # e = m + s u, u = (s info / q) (y - m) + v / sqrt(q): as the swept terms'
+                # backward at v_hat = y - m, and through m, de/dm = 1 / q, du/dm = -s info / q
                 m = 0.0 if par == -1 else (mu if par == -2 else eff[e_off[par] + r_pidx[r_pidx_off[t] + lev]])
-                d = (v - m) / (s * s)
-                grad[r_off[t] + lev] = g_eff[i] - d
-                g_sd[j] += d * (v - m) / s - 1.0 / s
-                g_m = d
-            elif a_off >= 0 and r_bases[a_off + L + lev] > 0.0:
-                # e = m + s u, u = (s info / q) v_hat + v / sqrt(q): as the swept terms' backward
-                info, vh = r_bases[a_off + L + lev], r_bases[a_off + lev]
+                info, vh = r_bases[a_off + L + lev], r_bases[a_off + lev] - m
                 q = 1.0 + s * s * info
                 root = np.sqrt(q)
                 u = (s * info / q) * vh + v / root
@@ -357,7 +351,7 @@ def backward(
                 de_ds = (2.0 * s * info / (q * q)) * vh + v / (q * root)
                 du_ds = info * vh * (1.0 - s * s * info) / (q * q) - v * s * info / (q * root)
                 g_sd[j] += g_eff[i] * de_ds - u * du_ds - s * info / q
-                g_m = g_eff[i]
+                g_m = (g_eff[i] + u * s * info) / q
             else:
                 grad[r_off[t] + lev] = g_eff[i] * s - v
                 g_sd[j] += g_eff[i] * v
