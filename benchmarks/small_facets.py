@@ -17,7 +17,9 @@ Designs:
 - ``augmented`` and ``blocks``: the same with 10% of calls lost at random;
 - ``cells`` and ``marginal``: the same, complete (they compile their model per fit).
 
-``fit s`` is the fit's wall time in this process (validation, any compile, sampling); rows run
+``draws`` is what the fit kept per chain (at the defaults the chains stop at the first checkpoint
+whose diagnostics pass with margin). ``fit s`` is the fit's wall time in this process
+(validation, any compile, sampling); rows run
 one after another. The table and a summary per likelihood are printed, and the rows written to
 ``benchmarks/results/small_facets.csv`` (a run of some designs replaces their rows and keeps
 the others).
@@ -109,6 +111,7 @@ def fit_one(method: str, n_prompts: int, sd: float, seed: int) -> dict:
         "prompt_sd": sd,
         "seed": seed,
         "calls": len(df),
+        "draws": int(post.info["draws"]),
         "divergences": int(d["divergences"]),
         "max_rhat": round(float(d["max_rhat"]), 4),
         "min_ess_bulk": round(float(d["min_ess_bulk"])),

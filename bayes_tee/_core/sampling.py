@@ -43,7 +43,7 @@ _SEEN: set[str] = set()
 #: diagnostics' own ESS threshold with half again as margin), and no transition diverged.
 STOP_ESS = 1.5 * MIN_ESS
 #: Seconds between looks at the chains' progress while waiting for a checkpoint.
-_POLL_S = 0.25
+_POLL_S = 0.05
 
 
 def clear_cache() -> None:
@@ -73,11 +73,11 @@ def sample(
     model as a NumPy log density, is what nutpie samples on a layout's first fit in this process
     (see the module docstring).
 
-    ``checkpoints`` (draws per chain, each below ``draws``; used where the density has a C
-    callback): the chains run side by side, and at each checkpoint the draws so far are
-    diagnosed; the run stops at the first where they pass with margin (:data:`STOP_ESS`) and
-    keeps exactly those draws. Each chain's draws do not depend on when it is looked at, so a
-    seeded run stops at the same checkpoint with the same draws every time.
+    ``checkpoints`` (draws per chain, each below ``draws``; nutpie only): the chains run side
+    by side, and at each checkpoint the draws so far are diagnosed; the run stops at the first
+    where they pass with margin (:data:`STOP_ESS`) and keeps exactly those draws. Each chain's
+    draws do not depend on when it is looked at, so a seeded run stops at the same checkpoint
+    with the same draws every time.
 
     Returns
     -------
@@ -95,10 +95,13 @@ def sample(
     if sampler == "nutpie" and density is not None and hasattr(density, "callback"):
         # a kernel with a C callback: no Python per gradient, nothing compiled per layout
         compiled = compile_callback(density)
+        names = [n for n, kind, _ in density.layout.parameters if kind == "log"]
+        names += [n for n, _ in getattr(density, "derived", []) if n == "mu"]
         if checkpoints:
             return _run_checkpoints(
-                compiled, density, chains, tune, draws, target_accept, seed, progressbar, start, checkpoints
-            )
+                compiled, chains, tune, draws, target_accept, seed, progressbar, start, checkpoints,
+                lambda tree: expand_draws(tree, density), names, "callback",
+            )  # fmt: skip
         idata, timing = _run_nutpie(
             compiled, chains, tune, draws, target_accept, seed, progressbar, start, False, "callback"
         )
@@ -110,6 +113,11 @@ def sample(
         if key is not None:
             _SEEN.add(key)
         compiled = compile_density(density)
+        if checkpoints:
+            return _run_checkpoints(
+                compiled, chains, tune, draws, target_accept, seed, progressbar, start, checkpoints,
+                None, None, "none",
+            )  # fmt: skip
         return _run_nutpie(
             compiled, chains, tune, draws, target_accept, seed, progressbar, start, False, "none"
         )
@@ -120,7 +128,9 @@ def sample(
             # numba's hint that np.dot is faster on contiguous arrays, raised while compiling
             # the Woodbury terms on a cold cache: a compiler note, not a user problem
             warnings.filterwarnings("ignore", category=_numba_performance_warning())
-            return _sample_nutpie(model, chains, tune, draws, target_accept, seed, progressbar, reuse, start)
+            return _sample_nutpie(
+                model, chains, tune, draws, target_accept, seed, progressbar, reuse, start, checkpoints
+            )
     if sampler == "pymc":
         import pymc as pm  # PyMC's own sampler: loaded only when asked for
 
@@ -153,7 +163,7 @@ def _numba_performance_warning() -> type[Warning]:
     return NumbaPerformanceWarning
 
 
-def _sample_nutpie(model, chains, tune, draws, target_accept, seed, progressbar, reuse, start):
+def _sample_nutpie(model, chains, tune, draws, target_accept, seed, progressbar, reuse, start, checkpoints):
     entry = _COMPILED.get(reuse[0]) if reuse is not None else None
     if entry is not None:
         _COMPILED.move_to_end(reuse[0])
@@ -176,6 +186,11 @@ def _sample_nutpie(model, chains, tune, draws, target_accept, seed, progressbar,
             _COMPILED.move_to_end(reuse[0])
             while len(_COMPILED) > _COMPILED_MAX:
                 _COMPILED.popitem(last=False)
+    if checkpoints:
+        return _run_checkpoints(
+            compiled, chains, tune, draws, target_accept, seed, progressbar, start, checkpoints,
+            None, None, kind, reused,
+        )  # fmt: skip
     return _run_nutpie(compiled, chains, tune, draws, target_accept, seed, progressbar, start, reused, kind)
 
 
@@ -200,13 +215,16 @@ def _run_nutpie(compiled, chains, tune, draws, target_accept, seed, progressbar,
 
 
 def _run_checkpoints(
-    compiled, density, chains, tune, draws, target_accept, seed, progressbar, start, checkpoints
-):
+    compiled, chains, tune, draws, target_accept, seed, progressbar, start, checkpoints,
+    expand, names, kind, reused=False,
+):  # fmt: skip
     """:func:`sample` with checkpoints: nutpie runs every chain at once in the background;
-    at each checkpoint the first ``n`` draws of every chain are expanded and diagnosed
-    (:func:`~bayes_tee._core.diagnostics.check` on the SDs and the grand mean), and kept when
-    they pass with margin.
+    at each checkpoint the first ``n`` draws of every chain are expanded (``expand``, for a C
+    callback's unconstrained draws) and diagnosed (:func:`~bayes_tee._core.diagnostics.check`
+    on ``names``, or on the SDs ``sigma_*`` and the grand mean ``mu``), and kept when they pass
+    with margin.
     """
+    expand = expand if expand is not None else (lambda tree: tree)
     t1 = time.perf_counter()
     import nutpie  # as in _run_nutpie
 
@@ -224,8 +242,6 @@ def _run_checkpoints(
         )  # fmt: skip
     except RuntimeError as err:
         raise _stopped(err) from None
-    names = [n for n, kind, _ in density.layout.parameters if kind == "log"]
-    names += [n for n, _ in getattr(density, "derived", []) if n == "mu"]
     kept, looks, idata, finished = draws, [], None, None
     try:
         for n in sorted(c for c in checkpoints if 0 < c < draws):
@@ -243,8 +259,8 @@ def _run_checkpoints(
                 time.sleep(_POLL_S)
                 run.pause()
                 so_far = run.inspect().isel(draw=slice(0, n))
-            part = expand_draws(so_far, density)
-            diag = check(part, names)
+            part = expand(so_far)
+            diag = check(part, names if names is not None else _sds_and_mu(part))
             least = min(diag["min_ess_bulk"], diag["min_ess_tail"])
             looks.append({"draws": n, "max_rhat": round(diag["max_rhat"], 4), "min_ess": round(least, 1)})
             if diag["max_rhat"] <= MAX_RHAT and least >= STOP_ESS and not diag["divergences"]:
@@ -255,10 +271,17 @@ def _run_checkpoints(
             if finished is None:
                 run.resume()
         if idata is None:
-            idata = expand_draws(finished if finished is not None else run.wait(), density)
+            idata = expand(finished if finished is not None else run.wait())
     except RuntimeError as err:
         raise _stopped(err) from None
-    return idata, _timing(start, t1, False, "callback", draws_kept=kept, checkpoints=looks)
+    return idata, _timing(start, t1, reused, kind, draws_kept=kept, checkpoints=looks)
+
+
+def _sds_and_mu(tree: xr.DataTree) -> list[str]:
+    """The draws a checkpoint diagnoses where the density names none: every SD and the grand
+    mean.
+    """
+    return [str(v) for v in tree["posterior"].data_vars if str(v).startswith("sigma_") or v == "mu"]
 
 
 def _timing(start: float, t1: float, reused: bool, kind: str, **more) -> dict:
@@ -278,7 +301,8 @@ def _complete(tree: xr.DataTree, n: int) -> bool:
     """Whether every chain of ``tree`` holds ``n`` draws (a chain behind the others is padded
     with NaN).
     """
-    raw = tree["posterior"][RAW]
+    post = tree["posterior"]
+    raw = post[RAW] if RAW in post else post[next(iter(post.data_vars))]
     return raw.sizes["draw"] == n and not bool(raw.isnull().any())
 
 

@@ -376,14 +376,15 @@ def fit_posterior(
     chains : int
         Chains (4).
     tune, draws : int, optional
-        Tuning steps and draws per chain: 1000 each by default; the GLMM's are 500 and at most
-        4000 (:data:`GLMM_TUNE`, :data:`GLMM_DRAWS`: its logit SDs mix slowly near separation,
-        and nutpie needs no more tuning there), the ordinal family's 600 and at most 2000. At
-        the GLMMs' default draws the chains run side by side and stop at the first checkpoint
-        (1000 draws, then every 500) where every SD and the grand mean have R-hat <= 1.01,
-        bulk and tail ESS >= 600 and no transition diverged; ``info["draws"]`` says how many
-        were kept, ``info["checkpoints"]`` what each look found. What a seeded fit keeps does not
-        depend on how fast the chains ran. ``draws=`` fixes the draws.
+        Tuning steps and draws per chain: 1000 and at most 2000 by default; the GLMM's are 500
+        and at most 4000 (:data:`GLMM_TUNE`, :data:`GLMM_DRAWS`: its logit SDs mix slowly near
+        separation, and nutpie needs no more tuning there), the ordinal family's 600 and at most
+        2000. At the default draws (nutpie) the chains run side by side and stop at the first
+        checkpoint (1000 draws, then every 500) where every SD and the grand mean have R-hat <=
+        1.01, bulk and tail ESS >= 600 and no transition diverged; ``info["draws"]`` says how
+        many were kept, ``info["checkpoints"]`` what each look found. What a seeded fit keeps
+        does not depend on how fast the chains ran. ``draws=`` fixes the draws; PyMC's sampler
+        runs the most.
     target_accept : float, optional
         NUTS target acceptance rate; default 0.9, and 0.95 for the GLMM (sampled random
         effects, measured: fewer divergences and twice the ESS on the propaganda pilot).

@@ -1,0 +1,75 @@
+"""Gaussian fits at the default draws stop at a checkpoint as the GLMMs do, on both of nutpie's
+other paths (a NumPy density, a PyMC model compiled by nutpie): the draws kept are exactly a
+fixed run's of that length, and a fit records what it kept.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import bayes_tee as bt
+from bayes_tee._core import sampling
+from bayes_tee.families import get_family
+from bayes_tee.likelihoods import build_model, get_likelihood
+from bayes_tee.tee.fit import CHECKPOINT_STEP, FIRST_CHECKPOINT, sampler_settings, standardize
+
+
+def _df(lost: float = 0.0):
+    df = bt.simulate.tee_dgp(
+        n_items=15, n_prompts=2, n_judges=2, n_temperatures=1, n_replicates=2, random_seed=3
+    )
+    return df.sample(frac=1 - lost, random_state=1) if lost else df
+
+
+def _design(lost: float = 0.0):
+    return bt.validate_design(
+        _df(lost), outcome="score", item="item", prompt="prompt", judge="judge", replicate="replicate"
+    )
+
+
+@pytest.mark.parametrize("stop_ess", [1.0, np.inf])
+@pytest.mark.parametrize(
+    "method", ["augmented", pytest.param("marginal", marks=pytest.mark.slow)]
+)  # a NumPy density; a PyMC model nutpie compiles
+def test_a_checkpointed_gaussian_run_keeps_a_fixed_runs_draws(monkeypatch, method, stop_ess):
+    monkeypatch.setattr(sampling, "STOP_ESS", stop_ess)
+    monkeypatch.setattr(sampling, "MAX_RHAT", np.inf)  # 30 draws: only the ESS decides
+    spec = bt.priors.get_prior()
+    std, _, _ = standardize(_design(lost=0.1 if method == "augmented" else 0.0), spec)
+    lk = get_likelihood(method, std)
+    density = lk.density(std, spec) if lk.density is not None else None
+    model = build_model(std, spec, method=method) if density is None else None
+    common = {"chains": 2, "tune": 60, "target_accept": 0.9, "seed": 7, "progressbar": False}
+    idata, timing = sampling.sample(
+        model, "nutpie", draws=90, density=density, checkpoints=(30, 60), **common
+    )
+    kept, looks = timing["durations"]["draws_kept"], timing["durations"]["checkpoints"]
+    assert timing["durations"]["compiled_with"] == ("none" if density is not None else "native")
+    if stop_ess == 1.0:
+        assert kept == 30 and len(looks) == 1
+    else:
+        assert kept == 90 and [c["draws"] for c in looks] == [30, 60]
+    assert idata["posterior"].sizes["draw"] == idata["sample_stats"].sizes["draw"] == kept
+    fixed, _ = sampling.sample(model, "nutpie", draws=kept, density=density, **common)
+    assert set(fixed["posterior"].data_vars) == set(idata["posterior"].data_vars)
+    for name in fixed["posterior"].data_vars:
+        np.testing.assert_allclose(idata["posterior"][name], fixed["posterior"][name], rtol=1e-10)
+
+
+def test_gaussian_fits_at_the_default_draws_stop_at_a_checkpoint():
+    s = sampler_settings(get_family("gaussian"), random_seed=1)
+    assert s.checkpoints == tuple(range(FIRST_CHECKPOINT, s.draws, CHECKPOINT_STEP)) == (1000, 1500)
+    assert sampler_settings(get_family("gaussian"), draws=500, random_seed=1).checkpoints == ()
+    post = bt.fit_posterior(
+        _df(), outcome="score", item="item", prompt="prompt", judge="judge", replicate="replicate",
+        random_seed=2, progressbar=False,
+    )  # fmt: skip
+    looks = post.info["checkpoints"]
+    assert looks and looks[0]["draws"] == 1000
+    assert post.info["draws"] in (1000, 1500, 2000) and post.info["draws_max"] == 2000
+    assert post.idata["posterior"].sizes["draw"] == post.info["draws"]
+    # it stopped at the first look that passed, or ran to the most draws
+    passed = [c["max_rhat"] <= 1.01 and c["min_ess"] >= sampling.STOP_ESS for c in looks]
+    assert passed[:-1] == [False] * (len(looks) - 1)
+    assert passed[-1] == (post.info["draws"] == looks[-1]["draws"])
