@@ -94,7 +94,10 @@ def _sampler_args(p: argparse.ArgumentParser) -> None:
         "--draws",
         type=int,
         default=None,
-        help="draws per chain (default 1000; GLMM 2000)",
+        help=(
+            "draws per chain; by default the chains stop at the first checkpoint (1000 draws, then "
+            "every 500) whose diagnostics pass, at most 2000 (GLMM 4000, ordinal 2000-3000)"
+        ),
     )
     p.add_argument("--tune", type=int, default=None, help="tuning steps per chain (1000; GLMM 500)")
     p.add_argument("--chains", type=int, default=4)

@@ -64,6 +64,7 @@ def sample(
     reuse: tuple[str, dict] | None = None,
     density: Density | None = None,
     checkpoints: tuple[int, ...] = (),
+    diagnosed: list[str] | None = None,
 ) -> tuple[xr.DataTree, dict]:
     """Sample ``model`` with nutpie or PyMC: the one sampler entry point of every fit.
 
@@ -77,7 +78,8 @@ def sample(
     by side, and at each checkpoint the draws so far are diagnosed; the run stops at the first
     where they pass with margin (:data:`STOP_ESS`) and keeps exactly those draws. Each chain's
     draws do not depend on when it is looked at, so a seeded run stops at the same checkpoint
-    with the same draws every time.
+    with the same draws every time. ``diagnosed`` names the draws a checkpoint diagnoses (those
+    the fit's own diagnostics will); by default every SD and the grand mean.
 
     Returns
     -------
@@ -95,12 +97,10 @@ def sample(
     if sampler == "nutpie" and density is not None and hasattr(density, "callback"):
         # a kernel with a C callback: no Python per gradient, nothing compiled per layout
         compiled = compile_callback(density)
-        names = [n for n, kind, _ in density.layout.parameters if kind == "log"]
-        names += [n for n, _ in getattr(density, "derived", []) if n == "mu"]
         if checkpoints:
             return _run_checkpoints(
                 compiled, chains, tune, draws, target_accept, seed, progressbar, start, checkpoints,
-                lambda tree: expand_draws(tree, density), names, "callback",
+                lambda tree: expand_draws(tree, density), diagnosed, "callback",
             )  # fmt: skip
         idata, timing = _run_nutpie(
             compiled, chains, tune, draws, target_accept, seed, progressbar, start, False, "callback"
@@ -116,7 +116,7 @@ def sample(
         if checkpoints:
             return _run_checkpoints(
                 compiled, chains, tune, draws, target_accept, seed, progressbar, start, checkpoints,
-                None, None, "none",
+                None, diagnosed, "none",
             )  # fmt: skip
         return _run_nutpie(
             compiled, chains, tune, draws, target_accept, seed, progressbar, start, False, "none"
@@ -129,8 +129,9 @@ def sample(
             # the Woodbury terms on a cold cache: a compiler note, not a user problem
             warnings.filterwarnings("ignore", category=_numba_performance_warning())
             return _sample_nutpie(
-                model, chains, tune, draws, target_accept, seed, progressbar, reuse, start, checkpoints
-            )
+                model, chains, tune, draws, target_accept, seed, progressbar, reuse, start,
+                checkpoints, diagnosed,
+            )  # fmt: skip
     if sampler == "pymc":
         import pymc as pm  # PyMC's own sampler: loaded only when asked for
 
@@ -163,7 +164,9 @@ def _numba_performance_warning() -> type[Warning]:
     return NumbaPerformanceWarning
 
 
-def _sample_nutpie(model, chains, tune, draws, target_accept, seed, progressbar, reuse, start, checkpoints):
+def _sample_nutpie(
+    model, chains, tune, draws, target_accept, seed, progressbar, reuse, start, checkpoints, diagnosed
+):
     entry = _COMPILED.get(reuse[0]) if reuse is not None else None
     if entry is not None:
         _COMPILED.move_to_end(reuse[0])
@@ -189,7 +192,7 @@ def _sample_nutpie(model, chains, tune, draws, target_accept, seed, progressbar,
     if checkpoints:
         return _run_checkpoints(
             compiled, chains, tune, draws, target_accept, seed, progressbar, start, checkpoints,
-            None, None, kind, reused,
+            None, diagnosed, kind, reused,
         )  # fmt: skip
     return _run_nutpie(compiled, chains, tune, draws, target_accept, seed, progressbar, start, reused, kind)
 
@@ -221,8 +224,8 @@ def _run_checkpoints(
     """:func:`sample` with checkpoints: nutpie runs every chain at once in the background;
     at each checkpoint the first ``n`` draws of every chain are expanded (``expand``, for a C
     callback's unconstrained draws) and diagnosed (:func:`~bayes_tee._core.diagnostics.check`
-    on ``names``, or on the SDs ``sigma_*`` and the grand mean ``mu``), and kept when they pass
-    with margin.
+    on those of ``names`` they hold, or on the SDs ``sigma_*`` and the grand mean ``mu``), and
+    kept when they pass with margin.
     """
     expand = expand if expand is not None else (lambda tree: tree)
     t1 = time.perf_counter()
@@ -260,7 +263,7 @@ def _run_checkpoints(
                 run.pause()
                 so_far = run.inspect().isel(draw=slice(0, n))
             part = expand(so_far)
-            diag = check(part, names if names is not None else _sds_and_mu(part))
+            diag = check(part, _diagnosed(part, names))
             least = min(diag["min_ess_bulk"], diag["min_ess_tail"])
             looks.append({"draws": n, "max_rhat": round(diag["max_rhat"], 4), "min_ess": round(least, 1)})
             if diag["max_rhat"] <= MAX_RHAT and least >= STOP_ESS and not diag["divergences"]:
@@ -277,11 +280,14 @@ def _run_checkpoints(
     return idata, _timing(start, t1, reused, kind, draws_kept=kept, checkpoints=looks)
 
 
-def _sds_and_mu(tree: xr.DataTree) -> list[str]:
-    """The draws a checkpoint diagnoses where the density names none: every SD and the grand
-    mean.
+def _diagnosed(tree: xr.DataTree, names: list[str] | None) -> list[str]:
+    """The draws a checkpoint diagnoses: those of ``names`` that ``tree`` holds (a fixed
+    residual added after sampling is not among them), or every SD and the grand mean.
     """
-    return [str(v) for v in tree["posterior"].data_vars if str(v).startswith("sigma_") or v == "mu"]
+    held = [str(v) for v in tree["posterior"].data_vars]
+    if names is None:
+        return [v for v in held if v.startswith("sigma_") or v == "mu"]
+    return [v for v in names if v in held]
 
 
 def _timing(start: float, t1: float, reused: bool, kind: str, **more) -> dict:

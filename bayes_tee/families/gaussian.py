@@ -19,7 +19,7 @@ import numpy as np
 from .base import Family
 
 #: Default tuning steps and the most draws per chain. At the default draws the run stops at
-#: the first checkpoint (1,000 draws, then every 500) where the SDs and the grand mean pass
+#: the first checkpoint (1,000 draws, then every 500) where the SDs, fixed effects and grand mean pass
 #: their checks with margin (``bayes_tee.tee.fit.Settings.checkpoints``), so most fits keep
 #: 1,000; a few-level SD that mixes slowly runs on (on the small-facet designs, 7 of 180
 #: Gaussian fits had an R-hat of 1.010-1.015 or a bulk ESS of 265-391 at 4 x 1,000).

@@ -101,7 +101,7 @@ class Posterior(diag.FitResult):
         return get_family(self.family).fixed_residual and t.kind == "residual"
 
     def _convergence_vars(self) -> list[str]:
-        return [t.var_name for t in self.terms if not self._fixed_residual(t)] + ["mu"]
+        return convergence_vars(self.terms, self.family)
 
     def diagnostics(self) -> dict:
         """R-hat, ESS, divergences, tree depth and E-BFMI (:func:`bayes_tee._core.diagnostics.check`)."""
@@ -390,6 +390,17 @@ class Posterior(diag.FitResult):
         fixed effects, sampler statistics and per-cell statistics; effects with ``keep_effects``.
         """
         return io.save(self, path, keep_effects=keep_effects)
+
+
+def convergence_vars(terms: list, family: str) -> list[str]:
+    """The draws a TEE fit is diagnosed on (its checkpoints and :meth:`Posterior.diagnostics`):
+    every term's SD or fixed effects, a family's fixed residual aside, and the grand mean.
+
+    >>> convergence_vars(design.terms, "binomial")  # doctest: +SKIP
+    ['sigma_item', 'judge_effect', ..., 'mu']
+    """
+    fixed = get_family(family).fixed_residual
+    return [t.var_name for t in terms if not (fixed and t.kind == "residual")] + ["mu"]
 
 
 def _arguments(names: dict) -> dict:

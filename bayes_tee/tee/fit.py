@@ -41,7 +41,7 @@ from ..families.binomial import TUNE as GLMM_TUNE
 from ..families.gaussian import DRAWS, TUNE
 from ..likelihoods import Likelihood, build_model, choose_method, get_likelihood, method_note
 from ..likelihoods.registry import GLMM_COORDINATES
-from ..posterior.facade import Posterior
+from ..posterior.facade import Posterior, convergence_vars
 
 __all__ = [
     "DRAWS",
@@ -231,7 +231,7 @@ def sample_posterior(
     s = settings
     idata, timing = sample(
         model, s.sampler, s.chains, s.tune, s.draws, s.target_accept, s.random_seed, s.progressbar, reuse,
-        density=density, checkpoints=s.checkpoints,
+        density=density, checkpoints=s.checkpoints, diagnosed=convergence_vars(design.terms, design.family),
     )  # fmt: skip
     posterior = idata["posterior"].to_dataset()
     posterior = posterior[[v for v in posterior.data_vars if not str(v).endswith("__")]]
@@ -380,7 +380,7 @@ def fit_posterior(
         and at most 4000 (:data:`GLMM_TUNE`, :data:`GLMM_DRAWS`: its logit SDs mix slowly near
         separation, and nutpie needs no more tuning there), the ordinal family's 600 and at most
         2000. At the default draws (nutpie) the chains run side by side and stop at the first
-        checkpoint (1000 draws, then every 500) where every SD and the grand mean have R-hat <=
+        checkpoint (1000 draws, then every 500) where every SD, fixed effect and the grand mean have R-hat <=
         1.01, bulk and tail ESS >= 600 and no transition diverged; ``info["draws"]`` says how
         many were kept, ``info["checkpoints"]`` what each look found. What a seeded fit keeps
         does not depend on how fast the chains ran. ``draws=`` fixes the draws; PyMC's sampler

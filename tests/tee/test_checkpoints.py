@@ -73,3 +73,7 @@ def test_gaussian_fits_at_the_default_draws_stop_at_a_checkpoint():
     passed = [c["max_rhat"] <= 1.01 and c["min_ess"] >= sampling.STOP_ESS for c in looks]
     assert passed[:-1] == [False] * (len(looks) - 1)
     assert passed[-1] == (post.info["draws"] == looks[-1]["draws"])
+    if passed[-1]:  # a look diagnoses what the fit's own diagnostics do, the fixed judges too
+        d = post.diagnostics()
+        assert looks[-1]["max_rhat"] == round(d["max_rhat"], 4)
+        assert looks[-1]["min_ess"] == round(min(d["min_ess_bulk"], d["min_ess_tail"]), 1)
