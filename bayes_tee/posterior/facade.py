@@ -393,7 +393,7 @@ class Posterior(diag.FitResult):
 
 
 def convergence_vars(terms: list, family: str) -> list[str]:
-    """The draws a TEE fit is diagnosed on (its checkpoints and :meth:`Posterior.diagnostics`):
+    """The draws a TEE fit is diagnosed on (its checkpoints and :meth:`bayes_tee.Posterior.diagnostics`):
     every term's SD or fixed effects, a family's fixed residual aside, and the grand mean.
 
     >>> convergence_vars(design.terms, "binomial")  # doctest: +SKIP
