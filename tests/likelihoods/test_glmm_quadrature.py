@@ -74,6 +74,26 @@ def test_quadrature_matches_numerical_integration(sd, tol):
     np.testing.assert_allclose(kern + log_binom, ll.eval(), rtol=0, atol=1e-8)
 
 
+@pytest.mark.parametrize("sd", [1e-6, 1e-12, 1e-19, 1e-150])
+def test_a_vanishing_cell_sd_leaves_the_binomial_likelihood_smooth(sd):
+    """As the cell SD goes to zero the marginal likelihood is the binomial one at eta, smoothly:
+    a node's offset from eta is kept to its own precision (a sampler once sat at a step size of
+    1e-5 where log sigma_cell reached -43 and the offsets were rounding noise).
+    """
+    x, w = np.polynomial.hermite.hermgauss(NODES)
+    nodes, lw = np.sqrt(2) * x, np.log(w) + x**2
+    for k, n, eta in CASES:
+        ll, d_eta, d_sd, p = cell_quadrature(k, n, eta, sd, nodes, lw)
+        binomial = k * eta - n * np.logaddexp(0.0, eta)
+        assert ll == pytest.approx(binomial, abs=1e-9), (k, n, eta)
+        assert d_eta == pytest.approx(k - n * expit(eta), abs=1e-8), (k, n, eta)
+        assert p == pytest.approx(expit(eta), abs=1e-9)
+        # d loglik / d log sd is O(sd^2): the log-scale gradient a sampler sees vanishes
+        assert abs(sd * d_sd) < 1e-6, (k, n, eta, sd * d_sd)
+        near = [cell_quadrature(k, n, eta + h, sd, nodes, lw)[0] for h in (-1e-5, 1e-5)]
+        assert (near[1] - near[0]) / 2e-5 == pytest.approx(d_eta, abs=1e-5)
+
+
 def test_more_nodes_converge_and_the_posterior_mean_probability_is_right():
     eta, sd = np.array([2.0, -1.0]), 1.5
     k, n = np.array([8, 3]), np.array([8.0, 8.0])
