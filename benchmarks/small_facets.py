@@ -169,6 +169,17 @@ def markdown(rows: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def merge(rows: pd.DataFrame, path: Path) -> pd.DataFrame:
+    """``rows`` with the rows of other designs kept from an earlier run's CSV at ``path``."""
+    if not path.exists():
+        return rows
+    old = pd.read_csv(path)
+    key = ["method", "prompts", "prompt_sd", "seed"]
+    kept = old.merge(rows[key], on=key, how="left", indicator=True)
+    kept = kept[kept["_merge"] == "left_only"].drop(columns="_merge")
+    return pd.concat([kept, rows], ignore_index=True).sort_values(key, kind="stable")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--methods", nargs="+", default=list(DESIGNS), choices=list(DESIGNS))
@@ -190,14 +201,9 @@ def main() -> None:
                 for seed in args.seeds:
                     rows.append(fit_one(method, p, sd, seed))
                     print(" ".join(f"{k}={v}" for k, v in rows[-1].items()), flush=True)
-    table = pd.DataFrame(rows)
-    if args.out.exists():  # keep an earlier run's rows of other designs
-        old = pd.read_csv(args.out)
-        key = ["method", "prompts", "prompt_sd", "seed"]
-        kept = old.merge(table[key], on=key, how="left", indicator=True)
-        kept = kept[kept["_merge"] == "left_only"].drop(columns="_merge")
-        table = pd.concat([kept, table], ignore_index=True).sort_values(key, kind="stable")
-    table.to_csv(args.out, index=False)
+                    # after each fit, so that a stopped run keeps its rows
+                    table = merge(pd.DataFrame(rows), args.out)
+                    table.to_csv(args.out, index=False)
     with pd.option_context("display.width", 200, "display.max_rows", 500):
         print("\nclean: 0 divergences, R-hat <= 1.01, bulk ESS >= 400")
         print(summary(table).to_string())
