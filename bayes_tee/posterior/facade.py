@@ -98,7 +98,7 @@ class Posterior(diag.FitResult):
         return get_family(self.family).scale
 
     def _fixed_residual(self, t) -> bool:  # the GLMM's logistic residual: a constant
-        return get_family(self.family).fixed_residual and t.kind == "residual"
+        return _is_fixed_residual(t, self.family)
 
     def _convergence_vars(self) -> list[str]:
         return convergence_vars(self.terms, self.family)
@@ -399,8 +399,12 @@ def convergence_vars(terms: list, family: str) -> list[str]:
     >>> convergence_vars(design.terms, "binomial")  # doctest: +SKIP
     ['sigma_item', 'judge_effect', ..., 'mu']
     """
-    fixed = get_family(family).fixed_residual
-    return [t.var_name for t in terms if not (fixed and t.kind == "residual")] + ["mu"]
+    return [t.var_name for t in terms if not _is_fixed_residual(t, family)] + ["mu"]
+
+
+def _is_fixed_residual(t, family: str) -> bool:
+    """Whether term ``t`` is ``family``'s fixed residual (the GLMM's logistic pi^2/3): a constant."""
+    return get_family(family).fixed_residual and t.kind == "residual"
 
 
 def _arguments(names: dict) -> dict:
