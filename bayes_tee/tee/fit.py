@@ -169,7 +169,7 @@ def sampler_settings(
     >>> from bayes_tee.families import get_family
     >>> s = sampler_settings(get_family("binomial"), random_seed=1)
     >>> s.tune, s.draws, s.target_accept
-    (500, 4000, 0.95)
+    (500, 6000, 0.95)
     """
     for name, value, least in (("chains", chains, 1), ("tune", tune, 0), ("draws", draws, 1)):
         if value is not None and not (_is_integer(value) and int(value) >= least):
@@ -377,11 +377,12 @@ def fit_posterior(
         Chains (4).
     tune, draws : int, optional
         Tuning steps and draws per chain: 1000 and at most 2000 by default; the GLMM's are 500
-        and at most 4000 (:data:`GLMM_TUNE`, :data:`GLMM_DRAWS`: its logit SDs mix slowly near
+        and at most 6000 (:data:`GLMM_TUNE`, :data:`GLMM_DRAWS`: its logit SDs mix slowly near
         separation, and nutpie needs no more tuning there), the ordinal family's 600 and at most
-        2000. At the default draws (nutpie) the chains run side by side and stop at the first
-        checkpoint (1000 draws, then every 500) where every SD, fixed effect and the grand mean have R-hat <=
-        1.01, bulk and tail ESS >= 600 and no transition diverged; ``info["draws"]`` says how
+        2000 (6000 with a cell effect). At the default draws (nutpie) the chains run side by
+        side and stop at the first checkpoint (1000 draws, then every 500) where every SD, fixed
+        effect and the grand mean have R-hat <= 1.01, bulk and tail ESS >= 600 and no
+        transition diverged; ``info["draws"]`` says how
         many were kept, ``info["checkpoints"]`` what each look found. What a seeded fit keeps
         does not depend on how fast the chains ran. ``draws=`` fixes the draws; PyMC's sampler
         runs the most.

@@ -11,6 +11,7 @@ import pytest
 
 import bayes_tee as bt
 from bayes_tee.design.terms import model_terms
+from bayes_tee.tee import fit as tee_fit
 
 ROLES = dict(
     outcome="score",
@@ -200,19 +201,19 @@ def test_the_glmm_samples_longer_and_tunes_shorter_by_default(monkeypatch):
         seen.append((tune, draws))
         raise RuntimeError("sampler reached")
 
-    monkeypatch.setattr(bt.tee.fit, "sample", fake_sample)
+    monkeypatch.setattr(tee_fit, "sample", fake_sample)
     df = _logit_data(0.8, seed=3)
     roles = dict(outcome="score", item="item", prompt="prompt")
     for kw in ({"family": "binomial"}, {}, {"family": "binomial", "draws": 300, "tune": 200}):
         with pytest.raises(RuntimeError, match="sampler reached"):
             bt.fit_posterior(df, **roles, progressbar=False, **kw)
     assert seen == [
-        (bt.tee.fit.GLMM_TUNE, bt.tee.fit.GLMM_DRAWS),
-        (bt.tee.fit.TUNE, bt.tee.fit.DRAWS),
+        (tee_fit.GLMM_TUNE, tee_fit.GLMM_DRAWS),
+        (tee_fit.TUNE, tee_fit.DRAWS),
         (200, 300),
     ]
-    assert (bt.tee.fit.TUNE, bt.tee.fit.DRAWS) == (1000, 2000)  # at most: checkpoints stop most at 1000
-    assert (bt.tee.fit.GLMM_TUNE, bt.tee.fit.GLMM_DRAWS) == (500, 4000)
+    assert (tee_fit.TUNE, tee_fit.DRAWS) == (1000, 2000)  # at most: checkpoints stop most at 1000
+    assert (tee_fit.GLMM_TUNE, tee_fit.GLMM_DRAWS) == (500, 6000)
 
 
 def test_binomial_terms():
