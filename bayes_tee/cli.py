@@ -96,7 +96,8 @@ def _sampler_args(p: argparse.ArgumentParser) -> None:
         default=None,
         help=(
             "draws per chain; by default the chains stop at the first checkpoint (1000 draws, then "
-            "every 500) whose diagnostics pass, at most 2000 (GLMM 6000, ordinal 2000-6000)"
+            "every 500) whose diagnostics pass, by 2000 (GLMM 4000, ordinal 2000-3000) when they "
+            "pass there, else at most twice that"
         ),
     )
     p.add_argument("--tune", type=int, default=None, help="tuning steps per chain (1000; GLMM 500)")

@@ -65,6 +65,7 @@ def sample(
     density: Density | None = None,
     checkpoints: tuple[int, ...] = (),
     diagnosed: list[str] | None = None,
+    settled: int | None = None,
 ) -> tuple[xr.DataTree, dict]:
     """Sample ``model`` with nutpie or PyMC: the one sampler entry point of every fit.
 
@@ -76,7 +77,8 @@ def sample(
 
     ``checkpoints`` (draws per chain, each below ``draws``; nutpie only): the chains run side
     by side, and at each checkpoint the draws so far are diagnosed; the run stops at the first
-    where they pass with margin (:data:`STOP_ESS`) and keeps exactly those draws. Each chain's
+    where they pass with margin (:data:`STOP_ESS`), or from ``settled`` draws on where they pass
+    the diagnostics' own checks (:data:`MIN_ESS`), and keeps exactly those draws. Each chain's
     draws do not depend on when it is looked at, so a seeded run stops at the same checkpoint
     with the same draws every time. ``diagnosed`` names the draws a checkpoint diagnoses (those
     the fit's own diagnostics will); by default every SD and the grand mean.
@@ -100,7 +102,7 @@ def sample(
         if checkpoints:
             return _run_checkpoints(
                 compiled, chains, tune, draws, target_accept, seed, progressbar, start, checkpoints,
-                lambda tree: expand_draws(tree, density), diagnosed, "callback",
+                lambda tree: expand_draws(tree, density), diagnosed, "callback", settled=settled,
             )  # fmt: skip
         idata, timing = _run_nutpie(
             compiled, chains, tune, draws, target_accept, seed, progressbar, start, False, "callback"
@@ -116,7 +118,7 @@ def sample(
         if checkpoints:
             return _run_checkpoints(
                 compiled, chains, tune, draws, target_accept, seed, progressbar, start, checkpoints,
-                None, diagnosed, "none",
+                None, diagnosed, "none", settled=settled,
             )  # fmt: skip
         return _run_nutpie(
             compiled, chains, tune, draws, target_accept, seed, progressbar, start, False, "none"
@@ -130,7 +132,7 @@ def sample(
             warnings.filterwarnings("ignore", category=_numba_performance_warning())
             return _sample_nutpie(
                 model, chains, tune, draws, target_accept, seed, progressbar, reuse, start,
-                checkpoints, diagnosed,
+                checkpoints, diagnosed, settled,
             )  # fmt: skip
     if sampler == "pymc":
         import pymc as pm  # PyMC's own sampler: loaded only when asked for
@@ -165,8 +167,9 @@ def _numba_performance_warning() -> type[Warning]:
 
 
 def _sample_nutpie(
-    model, chains, tune, draws, target_accept, seed, progressbar, reuse, start, checkpoints, diagnosed
-):
+    model, chains, tune, draws, target_accept, seed, progressbar, reuse, start, checkpoints, diagnosed,
+    settled=None,
+):  # fmt: skip
     entry = _COMPILED.get(reuse[0]) if reuse is not None else None
     if entry is not None:
         _COMPILED.move_to_end(reuse[0])
@@ -192,7 +195,7 @@ def _sample_nutpie(
     if checkpoints:
         return _run_checkpoints(
             compiled, chains, tune, draws, target_accept, seed, progressbar, start, checkpoints,
-            None, diagnosed, kind, reused,
+            None, diagnosed, kind, reused, settled,
         )  # fmt: skip
     return _run_nutpie(compiled, chains, tune, draws, target_accept, seed, progressbar, start, reused, kind)
 
@@ -219,13 +222,13 @@ def _run_nutpie(compiled, chains, tune, draws, target_accept, seed, progressbar,
 
 def _run_checkpoints(
     compiled, chains, tune, draws, target_accept, seed, progressbar, start, checkpoints,
-    expand, names, kind, reused=False,
+    expand, names, kind, reused=False, settled=None,
 ):  # fmt: skip
     """:func:`sample` with checkpoints: nutpie runs every chain at once in the background;
     at each checkpoint the first ``n`` draws of every chain are expanded (``expand``, for a C
     callback's unconstrained draws) and diagnosed (:func:`~bayes_tee._core.diagnostics.check`
     on those of ``names`` they hold, or on the SDs ``sigma_*`` and the grand mean ``mu``), and
-    kept when they pass with margin.
+    kept when they pass with margin, or from ``settled`` draws on when they pass.
     """
     expand = expand if expand is not None else (lambda tree: tree)
     t1 = time.perf_counter()
@@ -266,7 +269,8 @@ def _run_checkpoints(
             diag = check(part, _diagnosed(part, names))
             least = min(diag["min_ess_bulk"], diag["min_ess_tail"])
             looks.append({"draws": n, "max_rhat": round(diag["max_rhat"], 4), "min_ess": round(least, 1)})
-            if diag["max_rhat"] <= MAX_RHAT and least >= STOP_ESS and not diag["divergences"]:
+            need = MIN_ESS if settled is not None and n >= settled else STOP_ESS
+            if diag["max_rhat"] <= MAX_RHAT and least >= need and not diag["divergences"]:
                 if finished is None:
                     run.cancel()
                 idata, kept = part, n

@@ -20,11 +20,9 @@ from .base import Family
 #: global logit SDs have an ESS of 5-6% of the draws (Messing (2026)'s safety data: at 2000
 #: draws per chain the least had 386; at 3000 every ESS passed 400 but one seed's R-hat of
 #: sigma_item was 1.012, the chance level at that ESS; at 4000 both seeds pass every check).
-#: At the default draws the chains stop at the first checkpoint that passes (1000, 1500, ...), so
-#: the most only costs the fits that need it: two of the 45 small-facet fits (80 items x 4 prompts
-#: x 3 judges x 5 calls) still had ``sigma_cell`` at R-hat 1.011 and 1.014 at 4000 (bulk ESS 587
-#: and 652), and pass at 4500 and 5000 (R-hat 1.008, ESS 703 and 766), in 33 s each.
-TUNE, DRAWS = 500, 6000
+#: A fit that fails its checks there goes on, to twice as many at most
+#: (:data:`bayes_tee.tee.fit.EXTEND`).
+TUNE, DRAWS = 500, 4000
 
 
 @dataclass(frozen=True)

@@ -34,8 +34,8 @@ BINOMIAL_RESIDUAL = float(np.pi**2 / 3)
 #: On a 40-item pilot with two calls per cell, target 0.8 left 2-4 divergences per fit at three
 #: seeds, 0.9 left 0-1.
 TUNE, DRAWS, TARGET_ACCEPT = 600, 2000, 0.9
-#: The most draws per chain when the calls repeat (a cell effect sampled, :func:`cell_draws`).
-CELL_DRAWS = 6000
+#: Draws per chain when the calls repeat (a cell effect sampled, :func:`cell_draws`).
+CELL_DRAWS = 3000
 #: The fewest categories an ordinal outcome has (two are the binomial family's).
 MIN_CATEGORIES = 3
 
@@ -100,12 +100,11 @@ def cell_draws(terms: list[str]) -> int | None:
     cell of the small-facet designs: bulk ESS 187-374 in 4 x 1,000 draws); on those designs the
     SDs of the item and of its interactions, four variances nested in 12 calls of an item, mix at
     0.02-0.06 ESS a draw (five data sets of 2 prompts at 4 x 2,000 draws), so three of 45 fits
-    still had an R-hat of 1.012-1.017 at 3,000 draws, and pass every check at 4,000-6,000. At the
-    default draws the chains stop at the first checkpoint that passes, so the most only costs the
-    fits that need it.
+    still had an R-hat of 1.012-1.017 at 3,000 draws; at the default draws such a fit goes on
+    (:data:`bayes_tee.tee.fit.EXTEND`).
 
     >>> cell_draws(["item", "prompt", "cell"]), cell_draws(["item", "prompt"])
-    (6000, None)
+    (3000, None)
     """
     return CELL_DRAWS if "cell" in terms else None
 

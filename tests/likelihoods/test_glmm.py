@@ -198,7 +198,7 @@ def test_the_glmm_samples_longer_and_tunes_shorter_by_default(monkeypatch):
     seen = []
 
     def fake_sample(model, sampler, chains, tune, draws, *args, **kwargs):
-        seen.append((tune, draws))
+        seen.append((tune, draws, kwargs["settled"]))
         raise RuntimeError("sampler reached")
 
     monkeypatch.setattr(tee_fit, "sample", fake_sample)
@@ -207,13 +207,13 @@ def test_the_glmm_samples_longer_and_tunes_shorter_by_default(monkeypatch):
     for kw in ({"family": "binomial"}, {}, {"family": "binomial", "draws": 300, "tune": 200}):
         with pytest.raises(RuntimeError, match="sampler reached"):
             bt.fit_posterior(df, **roles, progressbar=False, **kw)
-    assert seen == [
-        (tee_fit.GLMM_TUNE, tee_fit.GLMM_DRAWS),
-        (tee_fit.TUNE, tee_fit.DRAWS),
-        (200, 300),
+    assert seen == [  # at the default draws a fit that fails its checks there goes on
+        (tee_fit.GLMM_TUNE, tee_fit.EXTEND * tee_fit.GLMM_DRAWS, tee_fit.GLMM_DRAWS),
+        (tee_fit.TUNE, tee_fit.EXTEND * tee_fit.DRAWS, tee_fit.DRAWS),
+        (200, 300, None),
     ]
-    assert (tee_fit.TUNE, tee_fit.DRAWS) == (1000, 2000)  # at most: checkpoints stop most at 1000
-    assert (tee_fit.GLMM_TUNE, tee_fit.GLMM_DRAWS) == (500, 6000)
+    assert (tee_fit.TUNE, tee_fit.DRAWS) == (1000, 2000)  # checkpoints stop most at 1000
+    assert (tee_fit.GLMM_TUNE, tee_fit.GLMM_DRAWS) == (500, 4000)
 
 
 def test_binomial_terms():

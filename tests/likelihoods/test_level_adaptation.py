@@ -130,7 +130,7 @@ def test_ordinal_fits_draw_more_when_a_cell_effect_is_sampled():
     assert hook(_design(once)) is None and hook(_design(twice, replicate="rep")) == CELL_DRAWS
     assert LIKELIHOODS["ordinal_probit"].draws(_design(twice, replicate="rep")) == CELL_DRAWS
     settings = sampler_settings(ORDINAL, likelihood_draws=CELL_DRAWS, random_seed=1)
-    assert settings.draws == CELL_DRAWS > ORDINAL.draws
+    assert settings.settled == CELL_DRAWS > ORDINAL.draws
     assert sampler_settings(ORDINAL, draws=50, likelihood_draws=CELL_DRAWS).draws == 50
 
 

@@ -12,7 +12,7 @@ import bayes_tee as bt
 from bayes_tee._core import sampling
 from bayes_tee.families import get_family
 from bayes_tee.likelihoods import build_model, get_likelihood
-from bayes_tee.tee.fit import CHECKPOINT_STEP, FIRST_CHECKPOINT, sampler_settings, standardize
+from bayes_tee.tee.fit import CHECKPOINT_STEP, EXTEND, FIRST_CHECKPOINT, sampler_settings, standardize
 
 
 def _df(lost: float = 0.0):
@@ -57,20 +57,47 @@ def test_a_checkpointed_gaussian_run_keeps_a_fixed_runs_draws(monkeypatch, metho
         np.testing.assert_allclose(idata["posterior"][name], fixed["posterior"][name], rtol=1e-10)
 
 
+@pytest.mark.parametrize("settled", [None, 60])
+def test_from_the_default_draws_a_look_stops_once_the_checks_pass(monkeypatch, settled):
+    # every look sees R-hat 1.0 and an ESS between the diagnostics' threshold and the margin
+    between = (sampling.MIN_ESS + sampling.STOP_ESS) / 2
+    diag = {"max_rhat": 1.0, "min_ess_bulk": between, "min_ess_tail": between, "divergences": 0}
+    monkeypatch.setattr(sampling, "check", lambda tree, names: diag)
+    spec = bt.priors.get_prior()
+    std, _, _ = standardize(_design(lost=0.1), spec)
+    density = get_likelihood("augmented", std).density(std, spec)
+    _, timing = sampling.sample(
+        None, "nutpie", chains=2, tune=30, draws=120, target_accept=0.9, seed=7, progressbar=False,
+        density=density, checkpoints=(30, 60, 90), settled=settled,
+    )  # fmt: skip
+    looks = [c["draws"] for c in timing["durations"]["checkpoints"]]
+    # below ``settled`` only the margin stops a run; from it on, the checks themselves
+    assert (timing["durations"]["draws_kept"], looks) == (
+        (120, [30, 60, 90]) if settled is None else (60, [30, 60])
+    )
+
+
 def test_gaussian_fits_at_the_default_draws_stop_at_a_checkpoint():
     s = sampler_settings(get_family("gaussian"), random_seed=1)
-    assert s.checkpoints == tuple(range(FIRST_CHECKPOINT, s.draws, CHECKPOINT_STEP)) == (1000, 1500)
+    assert (s.settled, s.draws) == (2000, EXTEND * 2000)
+    assert s.checkpoints == tuple(range(FIRST_CHECKPOINT, s.draws, CHECKPOINT_STEP))
+    assert s.checkpoints[:3] == (1000, 1500, 2000)
     assert sampler_settings(get_family("gaussian"), draws=500, random_seed=1).checkpoints == ()
+    assert sampler_settings(get_family("gaussian"), draws=500, random_seed=1).settled is None
+    pymc = sampler_settings(get_family("gaussian"), sampler="pymc", random_seed=1)
+    assert (pymc.draws, pymc.checkpoints, pymc.settled) == (2000, (), None)  # no looks: the default draws
     post = bt.fit_posterior(
         _df(), outcome="score", item="item", prompt="prompt", judge="judge", replicate="replicate",
         random_seed=2, progressbar=False,
     )  # fmt: skip
     looks = post.info["checkpoints"]
     assert looks and looks[0]["draws"] == 1000
-    assert post.info["draws"] in (1000, 1500, 2000) and post.info["draws_max"] == 2000
+    assert post.info["draws"] in range(1000, 4001, 500) and post.info["draws_max"] == 4000
     assert post.idata["posterior"].sizes["draw"] == post.info["draws"]
-    # it stopped at the first look that passed, or ran to the most draws
-    passed = [c["max_rhat"] <= 1.01 and c["min_ess"] >= sampling.STOP_ESS for c in looks]
+    # it stopped at the first look that passed (with margin below the default 2000), or ran to
+    # the most draws
+    need = [sampling.STOP_ESS if c["draws"] < 2000 else sampling.MIN_ESS for c in looks]
+    passed = [c["max_rhat"] <= 1.01 and c["min_ess"] >= e for c, e in zip(looks, need, strict=True)]
     assert passed[:-1] == [False] * (len(looks) - 1)
     assert passed[-1] == (post.info["draws"] == looks[-1]["draws"])
     if passed[-1]:  # a look diagnoses what the fit's own diagnostics do, the fixed judges too
