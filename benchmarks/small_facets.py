@@ -26,6 +26,7 @@ the others).
 
     python benchmarks/small_facets.py [--methods binomial ordinal balanced ...]
                                       [--prompts 2 3 4] [--sds 0.05 0.5 3] [--seeds 1 2 3 4 5]
+    python benchmarks/small_facets.py --rows binomial:4:3:1 ordinal:2:3:5   # only these designs
     python benchmarks/small_facets.py --report     # the docs' table from the CSV
 """
 
@@ -188,22 +189,28 @@ def main() -> None:
     parser.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3, 4, 5])
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "small_facets.csv")
     parser.add_argument("--report", action="store_true", help="print the docs' table of --out and stop")
+    parser.add_argument(
+        "--rows", nargs="+", default=None, metavar="METHOD:PROMPTS:SD:SEED",
+        help="fit only these designs (e.g. binomial:4:3:1), instead of the grid of the options above",
+    )  # fmt: skip
     args = parser.parse_args()
     if args.report:
         rows = pd.read_csv(args.out)
         print(markdown(rows[rows["method"].isin(args.methods)]))
         return
     print(f"bayes_tee {bt.__version__}; every fit at the defaults, one after another")
+    grid = [
+        (m, p, sd, seed) for m in args.methods for p in args.prompts for sd in args.sds for seed in args.seeds
+    ]
+    if args.rows:
+        grid = [(m, int(p), float(sd), int(seed)) for m, p, sd, seed in (r.split(":") for r in args.rows)]
     rows = []
-    for method in args.methods:
-        for p in args.prompts:
-            for sd in args.sds:
-                for seed in args.seeds:
-                    rows.append(fit_one(method, p, sd, seed))
-                    print(" ".join(f"{k}={v}" for k, v in rows[-1].items()), flush=True)
-                    # after each fit, so that a stopped run keeps its rows
-                    table = merge(pd.DataFrame(rows), args.out)
-                    table.to_csv(args.out, index=False)
+    for method, p, sd, seed in grid:
+        rows.append(fit_one(method, p, sd, seed))
+        print(" ".join(f"{k}={v}" for k, v in rows[-1].items()), flush=True)
+        # after each fit, so that a stopped run keeps its rows
+        table = merge(pd.DataFrame(rows), args.out)
+        table.to_csv(args.out, index=False)
     with pd.option_context("display.width", 200, "display.max_rows", 500):
         print("\nclean: 0 divergences, R-hat <= 1.01, bulk ESS >= 400")
         print(summary(table).to_string())
