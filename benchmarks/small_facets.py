@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 import bayes_tee as bt
+from bayes_tee._core.diagnostics import MAX_RHAT, MIN_ESS
 
 ROOT = Path(__file__).resolve().parents[1]
 COMPONENTS = {
@@ -121,9 +122,16 @@ def fit_one(method: str, n_prompts: int, sd: float, seed: int) -> dict:
     }
 
 
+def clean(rows: pd.DataFrame) -> pd.Series:
+    """Per row, whether the fit passed every check: no divergence, R-hat and bulk ESS within the
+    package's thresholds (:data:`bayes_tee._core.diagnostics.MAX_RHAT`, ``MIN_ESS``).
+    """
+    return (rows["divergences"] == 0) & (rows["max_rhat"] <= MAX_RHAT) & (rows["min_ess_bulk"] >= MIN_ESS)
+
+
 def summary(rows: pd.DataFrame) -> pd.DataFrame:
     """Per likelihood: fits, fits with a divergence, all divergences, worst R-hat and ESS, time."""
-    ok = (rows["divergences"] == 0) & (rows["max_rhat"] <= 1.01) & (rows["min_ess_bulk"] >= 400)
+    ok = clean(rows)
     return (
         rows.assign(clean=ok, diverged=rows["divergences"] > 0)
         .groupby("method", sort=False)
@@ -147,7 +155,7 @@ def markdown(rows: pd.DataFrame) -> str:
     rows = rows.sort_values(["prompts", "prompt_sd", "seed"]).sort_values(
         "method", key=lambda m: m.map(order), kind="stable"
     )
-    ok = (rows["divergences"] == 0) & (rows["max_rhat"] <= 1.01) & (rows["min_ess_bulk"] >= 400)
+    ok = clean(rows)
     g = rows.assign(clean=ok).groupby(["method", "prompts", "prompt_sd"], sort=False)
     t = g.agg(
         fits=("seed", "size"),
