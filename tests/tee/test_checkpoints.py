@@ -41,6 +41,9 @@ def test_a_checkpointed_gaussian_run_keeps_a_fixed_runs_draws(monkeypatch, metho
     density = lk.density(std, spec) if lk.density is not None else None
     model = build_model(std, spec, method=method) if density is None else None
     common = {"chains": 2, "tune": 60, "target_accept": 0.9, "seed": 7, "progressbar": False}
+    if density is None:  # one native compile for every run of this test (a seeded run's draws
+        # do not depend on whether its compiled model is fresh: test_predictive.py)
+        common["reuse"] = ("test_checkpoints marginal", {})
     idata, timing = sampling.sample(
         model, "nutpie", draws=90, density=density, checkpoints=(30, 60), **common
     )
