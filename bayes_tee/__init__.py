@@ -24,6 +24,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+from ._core import moved as _moved
 from ._core.exceptions import (
     ArgumentError,
     CalibrationWarning,
@@ -69,11 +70,12 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "read_lm_eval": ("bayes_tee.io", "read_lm_eval"),
     "read_promptfoo": ("bayes_tee.io", "read_promptfoo"),
     "anova_estimates": ("bayes_tee.likelihoods.anova", "anova_estimates"),
-    "Design": ("bayes_tee.design.roles", "Design"),
+    "Design": ("bayes_tee.design.design", "Design"),
     "validate_design": ("bayes_tee.design.roles", "validate_design"),
     "build_design": ("bayes_tee.design.build", "build_design"),
     "fit_posterior": ("bayes_tee.tee.fit", "fit_posterior"),
     "Posterior": ("bayes_tee.posterior.facade", "Posterior"),
+    "SystemsPosterior": ("bayes_tee.posterior.facade", "SystemsPosterior"),
     "load": ("bayes_tee.posterior.facade", "load"),
     "LeaveOneOut": ("bayes_tee.tee.refits", "LeaveOneOut"),
     "compare_links": ("bayes_tee.tee.refits", "compare_links"),
@@ -103,12 +105,13 @@ if TYPE_CHECKING:  # what a type checker and an IDE see; at run time __getattr__
     from .calibration import JudgeCalibration, calibrate
     from .calibration import baselines as judge_baselines
     from .design.build import build_design
-    from .design.roles import Design, validate_design
+    from .design.design import Design
+    from .design.roles import validate_design
     from .io import read_inspect, read_lm_eval, read_promptfoo
     from .likelihoods.anova import anova_estimates
     from .pairwise import raee
     from .posterior import components, gaming
-    from .posterior.facade import Posterior, load
+    from .posterior.facade import Posterior, SystemsPosterior, load
     from .studies import plugin
     from .tee import prior_refits as sensitivity
     from .tee.fit import fit_posterior
@@ -145,6 +148,7 @@ __all__ = [
     "LeaveOneOut",
     "MissingFileError",
     "Posterior",
+    "SystemsPosterior",
     "SamplingError",
     "UnknownNameError",
     "__version__",
@@ -183,3 +187,5 @@ __all__ = [
     "tee",
     "validate_design",
 ]
+
+_moved.install()  # old module paths import, with a DeprecationWarning

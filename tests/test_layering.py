@@ -1,11 +1,12 @@
 """The package's import graph, built from the source: no cycles, no upward imports.
 
 Layers, bottom to top: ``_core`` -> ``plots`` -> topic packages (``pairwise``, ``noise``,
-``calibration``) -> the TEE core in its four rooms (``families`` -> ``design``, which reads
-pairwise verdicts -> ``likelihoods`` -> ``posterior`` -> ``tee``, the front door) -> ``allocation``
-and ``io`` -> ``studies`` -> ``datasets`` -> ``cli``. A module may import its own layer's modules
-(acyclically) and any lower layer; imports only for type checking (under ``if TYPE_CHECKING:``) are exempt.
-Function-level imports count: an import hidden in a function is still an import.
+``calibration``) -> the TEE core in its rooms (``families`` -> ``design``, which reads pairwise
+verdicts -> ``gstudy``, the algebra without draws -> ``likelihoods`` -> ``posterior`` -> ``tee``,
+the front door) -> ``allocation`` and ``io`` -> ``studies`` -> ``datasets`` -> ``cli``. A module
+may import its own layer's modules (acyclically) and any lower layer. Every import counts: one
+hidden in a function, and one made only for type checking (under ``if TYPE_CHECKING:``), since a
+type that names an upper module is a dependency on it all the same.
 """
 
 from __future__ import annotations
@@ -25,19 +26,23 @@ LAYERS = {
     "calibration": 2,
     "families": 3,  # what depends on the outcome family: link, scale, standardising, defaults
     "design": 4,  # data -> Design: terms, formula, roles, out-of-core statistics
-    "likelihoods": 5,  # Design + priors -> a density (PyMC model or numba kernel)
-    "posterior": 6,  # the Posterior facade and one module per question asked of it
-    "tee": 7,  # the front door: fit_posterior's stages and the refits
-    "allocation": 8,
-    "io": 8,  # log readers: fill the roles design.roles reads
-    "studies": 9,
-    "datasets": 10,
-    "cli": 11,
+    "gstudy": 5,  # divisors, D-study weights, G/Phi weights, layouts: algebra that needs no draws
+    "likelihoods": 6,  # Design + priors -> a density (PyMC model or numba kernel)
+    "posterior": 7,  # a plain Fit, one module per question asked of it, reports, the facade
+    "tee": 8,  # the front door: fit_posterior's stages and the refits
+    "allocation": 9,
+    "io": 9,  # log readers: fill the roles design.roles reads
+    "studies": 10,
+    "datasets": 11,
+    "cli": 12,
 }
 #: No room may hold more than this share of the package's non-blank lines.
 MAX_ROOM_SHARE = 0.30
 MAX_MODULE_LINES = 600
 MAX_POSTERIOR_LINES = 350
+#: Modules the posterior room's facade alone may name or import.
+FACADE = "bayes_tee.posterior.facade"
+REPORTS = "bayes_tee.posterior.reports"
 
 
 def _module_name(path: Path) -> str:
@@ -53,16 +58,12 @@ def _is_type_checking(node: ast.If) -> bool:
 
 
 def _imports(path: Path, modules: set[str]) -> set[str]:
-    """Package modules imported by ``path`` anywhere in its body (type-checking blocks aside)."""
+    """Package modules imported by ``path`` anywhere in its body, type-checking blocks included."""
     name = _module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
 
     def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and _is_type_checking(node):
-            for child in node.orelse:
-                visit(child)
-            return
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names if a.name.split(".")[0] == "bayes_tee")
         elif isinstance(node, ast.ImportFrom):
@@ -181,3 +182,54 @@ def test_the_graph_sees_function_level_imports(tmp_path):
     finally:
         PACKAGE = saved
     assert found == {"bayes_tee.tee.b", "bayes_tee.plots"}
+
+
+def test_the_graph_sees_type_checking_imports(tmp_path):
+    """An import made only for type checking is an edge of the graph too."""
+    src = tmp_path / "bayes_tee" / "posterior"
+    src.mkdir(parents=True)
+    (src / "a.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .facade import P\n"
+    )
+    global PACKAGE
+    saved, PACKAGE = PACKAGE, tmp_path / "bayes_tee"
+    try:
+        found = _imports(src / "a.py", {"bayes_tee.posterior.a", "bayes_tee.posterior.facade"})
+    finally:
+        PACKAGE = saved
+    assert found == {"bayes_tee.posterior.facade"}
+    assert _is_type_checking(ast.parse("if TYPE_CHECKING:\n    pass").body[0])
+
+
+def _names_posterior(path: Path) -> bool:
+    """Whether ``path``'s code (not its prose) names the class ``Posterior`` or ``SystemsPosterior``."""
+    tree = ast.parse(path.read_text())
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    names |= {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+    names |= {n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
+    strings = {
+        n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    }  # annotations written as strings
+    return bool({"Posterior", "SystemsPosterior"} & (names | strings))
+
+
+def test_only_the_facade_names_posterior():
+    """The questions are functions of a plain Fit: in the posterior room only the facade knows the
+    class users hold, so no question can call back into it.
+    """
+    room = PACKAGE / "posterior"
+    naming = sorted(
+        _module_name(p) for p in room.rglob("*.py") if _module_name(p) != FACADE and _names_posterior(p)
+    )
+    assert not naming, f"modules of the posterior room that name Posterior: {naming}"
+
+
+def test_only_the_facade_imports_the_reports():
+    bad = sorted(
+        mod
+        for mod, deps in _graph().items()
+        if not mod.startswith(REPORTS)
+        and mod not in (FACADE, "bayes_tee.posterior")
+        and any(d == REPORTS or d.startswith(REPORTS + ".") for d in deps)
+    )
+    assert not bad, f"modules that import the reports (only the facade may): {bad}"

@@ -18,6 +18,7 @@ tree-depth statistic ``maxdepth_reached``; it is read under the name ``diagnose`
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 
 import numpy as np
@@ -139,11 +140,31 @@ def warn_if_failed(diag: dict, stacklevel: int = 3) -> None:
         warnings.warn(message(diag), DiagnosticWarning, stacklevel=stacklevel)
 
 
+@contextlib.contextmanager
+def quiet():
+    """Silence :class:`~bayes_tee.DiagnosticWarning` inside the block (for a caller that reports a
+    failed fit once, in its own text or figure).
+
+    >>> with quiet():
+    ...     warn_if_failed({"ok": False, "problems": ["R-hat 1.2"]})
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DiagnosticWarning)
+        yield
+
+
 def stamp(table, diag: dict, stacklevel: int = 4):
     """Warn if the fit failed a check and record the verdict in ``table.attrs``
     (``diagnostics_ok``, and ``warning`` when it failed), so it travels with the table.
     """
     warn_if_failed(diag, stacklevel=stacklevel + 1)
+    return record(table, diag)
+
+
+def record(table, diag: dict):
+    """Record the fit's verdict in ``table.attrs`` (``diagnostics_ok``, and ``warning`` when it
+    failed) without warning: for a table a report draws under its own diagnostics section.
+    """
     table.attrs["diagnostics_ok"] = diag["ok"]
     if not diag["ok"]:
         table.attrs["warning"] = message(diag)

@@ -1,4 +1,4 @@
-"""One way in: data and roles (or a formula) -> :class:`~bayes_tee.design.roles.Design`.
+"""One way in: data and roles (or a formula) -> :class:`~bayes_tee.design.design.Design`.
 
 :func:`build_design` is the only dispatcher between the three validators: column roles on a
 pandas frame (:func:`~bayes_tee.design.roles.validate_design`), an lme4-style formula
@@ -26,10 +26,11 @@ import pandas as pd
 
 from .._core.exceptions import DesignError
 from .checks import check_frame, closest_column, scale_use_options
+from .design import Design
 from .formula import parse_formula
 from .from_formula import validate_formula
 from .out_of_core import is_out_of_core, validate_dask
-from .roles import ROLES_ATTR, Design, frame_roles, validate_design
+from .roles import ROLES_ATTR, frame_roles, validate_design
 
 #: The crossed facets of the TEE model that a system interacts with, in formula order.
 _SYSTEM_FACETS: tuple[str, ...] = ("item", "prompt", "temperature", "judge")

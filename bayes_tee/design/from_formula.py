@@ -1,4 +1,4 @@
-"""A formula and long data -> a validated :class:`~bayes_tee.design.roles.Design` of any design.
+"""A formula and long data -> a validated :class:`~bayes_tee.design.design.Design` of any design.
 
 The roles API (:func:`~bayes_tee.design.roles.validate_design`) writes the TEE formula; this
 module takes any formula of random intercepts and fixed factors (:mod:`.formula`) and checks
@@ -36,9 +36,10 @@ from .._core.exceptions import DesignError, DesignWarning
 from ..families import get_family
 from .checks import check_frame, closest_column, outcome_values
 from .coding import cell_stats, is_constant, level_codes
+from .design import Design, Roles
 from .formula import Formula, formula_terms, parse_formula
 from .losses import drop_missing, dropped_notes, log_losses
-from .roles import Design, Roles, is_balanced
+from .roles import is_balanced
 from .terms import Term
 
 #: Roles a formula's column can take, so that the roles API's keywords reach it.
@@ -139,7 +140,7 @@ def validate_formula(
     overdispersion: bool | None = None,
     warn: bool = True,
 ) -> Design:
-    """Check a formula against long data and build the :class:`~bayes_tee.design.roles.Design`.
+    """Check a formula against long data and build the :class:`~bayes_tee.design.design.Design`.
 
     Parameters
     ----------

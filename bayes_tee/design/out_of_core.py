@@ -1,7 +1,7 @@
 """Designs from data larger than memory: a dask DataFrame or a parquet dataset.
 
 Every Gaussian and binomial likelihood reads only per-cell sufficient statistics (call count,
-mean and within-cell sum of squares; :class:`~bayes_tee.design.roles.Design`), so the rows never
+mean and within-cell sum of squares; :class:`~bayes_tee.design.design.Design`), so the rows never
 need to be in memory at once. :func:`validate_dask` computes, with dask, what
 :func:`~bayes_tee.design.roles.validate_design` computes with pandas: the rows dropped and why,
 the outcome's mean and SD, whether it is 0/1, duplicated (cell, replicate) labels, and one row
@@ -30,8 +30,9 @@ import pandas as pd
 
 from .._core.exceptions import DesignError, FileError, MissingFileError, first_line
 from .checks import MAX_OUTCOME
+from .design import Design, Roles
 from .losses import dropped_notes
-from .roles import Design, Roles, assemble_design, categories_of, check_roles, facet_codes
+from .roles import assemble_design, categories_of, check_roles, facet_codes
 
 #: What ``fit_posterior`` and ``validate_dask`` take as out-of-core data.
 OutOfCore = Any  # a dask DataFrame, or a path to a parquet file or dataset

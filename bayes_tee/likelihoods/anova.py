@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from .._core.exceptions import ArgumentError
-from ..design.roles import Design
+from ..design.design import Design
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..design.roles import Design
+from ..design.design import Design
 
 #: ``auto`` takes the item blocks (:mod:`bayes_tee.likelihoods.blocks_density`) when at most
 #: this share of the cells of the full cross is short or empty. Their cost per evaluation is

@@ -11,7 +11,7 @@ import pymc as pm
 import pytensor.tensor as pt
 
 from .._core.priors import PriorSpec
-from ..design.roles import Design
+from ..design.design import Design
 from .anova import strata, strata_statistics
 from .augment import augment_layout
 from .balanced import strata_potentials

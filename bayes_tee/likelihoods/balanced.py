@@ -12,7 +12,7 @@ import pytensor.tensor as pt
 
 from .._core.exceptions import ArgumentError
 from .._core.priors import PriorSpec
-from ..design.roles import Design
+from ..design.design import Design
 from .anova import balanced_data, strata
 from .levels import coords
 from .parts import fixed_effect, intercept, sd_priors

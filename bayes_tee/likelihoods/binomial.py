@@ -20,7 +20,7 @@ import pytensor.tensor as pt
 
 from .._core.density import zerosum_basis
 from .._core.priors import PriorSpec
-from ..design.roles import Design
+from ..design.design import Design
 from .glmm_layout import (
     INTERCEPT_UNIT,
     LOGIT_UNIT,

@@ -31,7 +31,7 @@ from scipy.special import gammaln
 from .._core.density import Layout, zerosum_basis
 from .._core.exceptions import ArgumentError
 from .._core.priors import PriorSpec
-from ..design.roles import Design
+from ..design.design import Design
 from .glmm_layout import (
     INTERCEPT_UNIT,
     LOGIT_UNIT,

@@ -43,7 +43,7 @@ import numpy as np
 from .._core.density import Layout
 from .._core.exceptions import ArgumentError
 from .._core.priors import PriorSpec
-from ..design.roles import Design
+from ..design.design import Design
 from .blocks_layout import blocks_limitation, cell_types, item_blocks, type_coefficients
 from .kernels.blocks import blocks_logp_grad
 from .kernels.prior import FAMILIES

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._core.exceptions import ArgumentError
-from ..design.roles import Design
+from ..design.design import Design
 from .anova import _helmert
 from .levels import fewest_shared_levels
 

@@ -15,7 +15,7 @@ import pytensor.tensor as pt
 
 from .._core.exceptions import ArgumentError
 from .._core.priors import PriorSpec
-from ..design.roles import Design
+from ..design.design import Design
 from ..design.terms import cell_term
 from .levels import coords, term_levels
 from .linalg import woodbury_loglik

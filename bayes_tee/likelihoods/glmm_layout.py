@@ -18,7 +18,7 @@ import numpy as np
 import xarray as xr
 
 from .._core.density import zerosum_basis
-from ..design.roles import Design
+from ..design.design import Design
 from ..design.terms import Term
 from .anova import anova_estimates
 from .levels import term_levels

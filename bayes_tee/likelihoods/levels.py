@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..design.roles import Design
+from ..design.design import Design
 from ..design.terms import Term
 from .anova import anova_estimates
 

@@ -11,7 +11,7 @@ import pymc as pm
 import pytensor.tensor as pt
 
 from .._core.priors import PriorSpec
-from ..design.roles import Design
+from ..design.design import Design
 from ..design.terms import Term, cell_term
 from .levels import coords
 from .linalg import ItemBlocks, item_block_loglik

@@ -16,7 +16,7 @@ import pymc as pm
 import pytensor.tensor as pt
 
 from .._core.priors import PriorSpec
-from ..design.roles import Design
+from ..design.design import Design
 from ..families import get_family
 from .binomial import latent_predictor
 from .glmm_layout import glmm_terms

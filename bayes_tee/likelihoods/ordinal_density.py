@@ -29,7 +29,7 @@ import pandas as pd  # noqa: F401 - the module example's
 from .._core.density import zerosum_basis
 from .._core.exceptions import ArgumentError
 from .._core.priors import PriorSpec
-from ..design.roles import Design
+from ..design.design import Design
 from ..families import get_family
 from .binomial_density import GlmmDensity
 from .glmm_layout import glmm_terms

@@ -18,7 +18,7 @@ import dataclasses
 import numpy as np
 from scipy import special
 
-from ..design.roles import Design
+from ..design.design import Design
 from .glmm_layout import END_COLUMNS
 
 #: Prior SD of a cutpoint gap's log: a gap 4.5 times the even spacing is one SD away.

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from .._core.density import Density
     from .._core.priors import PriorSpec
-    from ..design.roles import Design
+    from ..design.design import Design
 
 
 #: Above this many floating-point operations per log-density evaluation the marginal model is

@@ -34,7 +34,7 @@ import numpy as np
 from .._core.density import Layout
 from .._core.exceptions import ArgumentError
 from .._core.priors import PriorSpec
-from ..design.roles import Design
+from ..design.design import Design
 from .anova import strata, stratum_blocks
 from .augment import augment_layout
 from .kernels.strata import FAMILIES, strata_logp_grad

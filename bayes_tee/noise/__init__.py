@@ -7,7 +7,8 @@
 
 from . import bayes, exact
 from .bayes import NoisePosterior
-from .exact import PairedNoise, QuestionTable, beta_theory_se, paired, question_table
+from .exact import PairedNoise, beta_theory_se, paired
+from .table import QuestionTable, question_table
 
 __all__ = [
     "NoisePosterior",

@@ -24,7 +24,7 @@ exact conditionals, vectorized over draws.
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
@@ -37,9 +37,21 @@ from .._core import diagnostics as diag
 from .._core.exceptions import ArgumentError, DesignError, DesignWarning
 from .._core.intervals import add_interval
 from .._core.sampling import sample
+from .table import QuestionTable
 
-if TYPE_CHECKING:
-    from .exact import PairedNoise, QuestionTable
+
+class PairedNoise(Protocol):
+    """What the Bayesian model reads of the exact analysis (:class:`bayes_tee.noise.exact.PairedNoise`):
+    its question table, models and estimates.
+    """
+
+    table: QuestionTable
+    models_: list
+
+    def models(self) -> pd.DataFrame: ...  # noqa: D102
+
+    def pairs(self) -> pd.DataFrame: ...  # noqa: D102
+
 
 __all__ = ["NoisePosterior", "fit"]
 

@@ -23,12 +23,14 @@ import numpy as np
 import pandas as pd
 
 from .._core.exceptions import ArgumentError
+from ..gstudy import weights as gw
 from ..plots import plot_frontier
 from . import dstudy as ds
 from . import leaderboard as board
+from . import separation as sep
 
 if TYPE_CHECKING:
-    from .facade import Posterior
+    from .fit import Fit
 
 DESIGN = ["n_items", "n_prompts", "n_judges", "n_temperatures", "n_replicates"]
 
@@ -73,7 +75,7 @@ class Plan:
         )
 
 
-def _judge_costs(post: "Posterior", cost_per_call: float | Mapping[str, float]) -> np.ndarray:
+def _judge_costs(post: Fit, cost_per_call: float | Mapping[str, float]) -> np.ndarray:
     judges = list(post.design.levels.get("judge", ()))
     if isinstance(cost_per_call, Mapping):
         unknown = sorted(set(cost_per_call) - set(judges))
@@ -93,7 +95,7 @@ def _judge_costs(post: "Posterior", cost_per_call: float | Mapping[str, float]) 
 
 
 def allocate(
-    post: "Posterior",
+    post: Fit,
     budget: float,
     *,
     cost_per_call: float | Mapping[str, float] = 1.0,
@@ -116,7 +118,7 @@ def allocate(
 
     Parameters
     ----------
-    post : Posterior
+    post : Fit
     budget : float
         Total spend allowed.
     cost_per_call : float or dict
@@ -130,7 +132,7 @@ def allocate(
         Choose the cheapest design whose median SE is at most this, instead of the smallest SE
         at the budget.
     estimand, decision : str
-        As in :meth:`Posterior.dstudy`.
+        As in :meth:`bayes_tee.Posterior.dstudy`.
     level : float
         Credible level of the SE intervals.
     n_grid : int
@@ -199,16 +201,16 @@ def allocate(
     if not cand["at_budget"].any():
         raise ArgumentError(f"budget {budget:g} cannot pay for two items under any configuration.")
     if systems:
-        var = board.difference_variance(post, cand[DESIGN], over)
-        current = board.difference_variance(post, pd.DataFrame([{}]), over)[:, 0]
+        var = sep.difference_variance(post, cand[DESIGN], over)
+        current = sep.difference_variance(post, pd.DataFrame([{}]), over)[:, 0]
     else:
         kw = dict(estimand=estimand, decision=decision)
-        var = post.variance_at(cand[DESIGN], **kw)
-        current = post.observed_variance(**kw)
-    cand = pd.concat([cand, ds.summarize_designs(var, current, level=level)], axis=1)
-    cand.insert(5, "calls", ds.calls(cand, counts) * n_systems)
+        var = ds.variance_at(post, cand[DESIGN], **kw)
+        current = ds.observed_variance(post, **kw)
+    cand = pd.concat([cand, gw.summarize_designs(var, current, level=level)], axis=1)
+    cand.insert(5, "calls", gw.calls(cand, counts) * n_systems)
     if objective == "rank":
-        cand["p_adjacent_resolved"] = board.adjacent_resolved(post, var, level=level, over=over)
+        cand["p_adjacent_resolved"] = sep.adjacent_resolved(post, var, level=level, over=over)
     at = cand.index[cand["at_budget"]]
     winners = np.argmin(var[:, at], axis=1)
     cand["p_best"] = 0.0
@@ -230,10 +232,10 @@ def allocate(
         best = tied.sort_values(["cost", "se_median"]).iloc[0]
     by_cost = cand.sort_values(["cost", "se_median"])
     frontier = by_cost[by_cost["se_median"] < by_cost["se_median"].cummin().shift(fill_value=np.inf)]
-    cur = pd.Series({k: counts.get(ds.FIELDS[k], 1.0) for k in DESIGN})
-    cur["calls"] = float(ds.calls(pd.DataFrame([cur]), counts)[0]) * n_systems
+    cur = pd.Series({k: counts.get(gw.FIELDS[k], 1.0) for k in DESIGN})
+    cur["calls"] = float(gw.calls(pd.DataFrame([cur]), counts)[0]) * n_systems
     cur["cost"] = float(cur["n_items"] * item_cost(*cur[DESIGN[1:]]))
-    se_cur = ds.summarize_designs(current[:, None], current, level=level).iloc[0]
+    se_cur = gw.summarize_designs(current[:, None], current, level=level).iloc[0]
     cur = pd.concat([cur, se_cur])
     plan = Plan(
         best=best,

@@ -25,15 +25,15 @@ from ..likelihoods.binomial_density import GlmmDensity
 from ..likelihoods.registry import GLMM_COORDINATES, LIKELIHOODS
 
 if TYPE_CHECKING:
-    from .facade import Posterior
+    from .fit import Fit
 
 
-def level_effects(post: Posterior, facet: str = "item", level: float = 0.9) -> pd.DataFrame:
+def level_effects(post: Fit, facet: str = "item", level: float = 0.9) -> pd.DataFrame:
     """Posterior of each level's effect of a random facet, on the latent scale.
 
     Parameters
     ----------
-    post : Posterior
+    post : Fit
         Any fit for a fixed facet (judges, temperatures, the systems of a formula fit such as
         ``y ~ model + (1|item) + (1|item:model)``); a GLMM fit (``family="binomial"``,
         ``"ordinal"`` or ``"ordinal_probit"``) for a random one.
@@ -82,7 +82,7 @@ def level_effects(post: Posterior, facet: str = "item", level: float = 0.9) -> p
     return _table(post, facet, g.labels, density.level_effects(facet, x), level)
 
 
-def glmm_points(post: Posterior, what: str) -> tuple[GlmmDensity, np.ndarray]:
+def glmm_points(post: Fit, what: str) -> tuple[GlmmDensity, np.ndarray]:
     """A GLMM fit's density and its posterior draws as the density's unconstrained points
     (rows, chains stacked), for the effects its kernel's forward pass gives.
 
@@ -124,7 +124,7 @@ def glmm_points(post: Posterior, what: str) -> tuple[GlmmDensity, np.ndarray]:
     return density, density.layout.flatten({k: draws[k].values.reshape(n, -1) for k in names}, n)
 
 
-def _table(post: Posterior, facet: str, labels: list, eff: np.ndarray, level: float) -> pd.DataFrame:
+def _table(post: Fit, facet: str, labels: list, eff: np.ndarray, level: float) -> pd.DataFrame:
     """The level-effects table of draws ``eff`` ``(n_draws, L)``, centred per draw."""
     eff = eff - eff.mean(axis=1, keepdims=True)
     tail = (1 - level) / 2

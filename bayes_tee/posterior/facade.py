@@ -6,7 +6,7 @@ the fit was made. Each method is a thin call into the module that does the work
 :mod:`~bayes_tee.posterior.shares`, :mod:`~bayes_tee.posterior.simulate`, :mod:`~bayes_tee.posterior.dstudy`,
 :mod:`~bayes_tee.posterior.budget`, :mod:`~bayes_tee.posterior.gaming`,
 :mod:`~bayes_tee.posterior.power_scaling`, :mod:`~bayes_tee.posterior.link_comparison`,
-:mod:`~bayes_tee.posterior.report`, :mod:`~bayes_tee.plots`), and every table it returns
+:mod:`~bayes_tee.posterior.reports.single`, :mod:`~bayes_tee.plots`), and every table it returns
 carries the fit's diagnostics verdict. Saving writes netCDF (:mod:`~bayes_tee.posterior.netcdf`);
 :func:`load` reads it back.
 
@@ -18,6 +18,7 @@ carries the fit's diagnostics verdict. Saving writes netCDF (:mod:`~bayes_tee.po
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -27,19 +28,20 @@ import xarray as xr
 
 from .. import plots
 from .._core import diagnostics as diag
+from .._core.exceptions import ArgumentError, DesignError
 from .._core.priors import PriorSpec
-from .._core.trees import group
-from ..design.formula import write_formula
-from ..design.roles import Design
-from ..families import get_family
-from . import comparison, dstudy, effects, gaming, ordinal, reliability, report, shares, simulate, theta
+from ..design.design import Design
+from ..gstudy import weights as gw
+from ..gstudy.divisors import Estimand
 from . import components as comp
+from . import dstudy, effects, gaming, netcdf, ordinal, reliability, reports, shares, simulate, theta
 from . import leaderboard as board
 from . import link_comparison as links
-from . import netcdf as io
 from . import power_scaling as psens
+from . import separation as sep
 from .budget import Plan
 from .budget import allocate as allocate_budget
+from .fit import Fit, describe
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -47,8 +49,13 @@ if TYPE_CHECKING:
 Categories = Literal["fixed", "random"]
 
 
-class Posterior(diag.FitResult):
-    """Posterior of the TEE model.
+class Posterior(Fit):
+    """Posterior of the TEE model: the object users hold.
+
+    A :class:`~bayes_tee.posterior.fit.Fit` (draws, design, priors, how it was made) with one
+    method per question; each hands the fit to the function that answers it and stamps the table
+    with the fit's diagnostics verdict. A fit that compares systems (``system=``) is a
+    :class:`SystemsPosterior`, chosen by :func:`posterior_for` at fit and at :func:`load`.
 
     Parameters
     ----------
@@ -64,52 +71,9 @@ class Posterior(diag.FitResult):
         Sampler, timings and settings.
     """
 
-    def __init__(
-        self, idata: xr.DataTree, design: Design, priors: PriorSpec, method: str, info: dict | None = None
-    ) -> None:
-        self.idata, self.design, self.priors, self.method = idata, design, priors, method
-        self.info = dict(info or {})
-
     # -- what was fitted ---------------------------------------------------------------------
-    @property
-    def _draws(self) -> xr.Dataset:
-        return group(self.idata, "posterior")
-
-    @property
-    def terms(self) -> list:
-        """The model's terms (components), in display order."""
-        return list(self.design.terms)
-
-    @property
-    def formula(self) -> str:
-        """The lme4-style formula given, or the one the roles wrote (``write_formula``): refittable."""
-        if self.design.formula:
-            return self.design.formula
-        return write_formula(self.design.roles.outcome, self.terms, self.design.columns)
-
-    @property
-    def family(self) -> str:
-        """The outcome family's name (:data:`bayes_tee.families.FAMILIES`)."""
-        return self.design.family
-
-    @property
-    def scale(self) -> str:
-        """Scale of the variance components: ``outcome`` or ``latent (logit)``."""
-        return get_family(self.family).scale
-
-    def _fixed_residual(self, t) -> bool:  # the GLMM's logistic residual: a constant
-        return _is_fixed_residual(t, self.family)
-
-    def _convergence_vars(self) -> list[str]:
-        return convergence_vars(self.terms, self.family)
-
-    def diagnostics(self) -> dict:
-        """R-hat, ESS, divergences, tree depth and E-BFMI (:func:`bayes_tee._core.diagnostics.check`)."""
-        return self.convergence()
-
-    def component_draws(self) -> xr.DataArray:
-        """Variance of every component per draw (:func:`bayes_tee.posterior.components.component_draws`)."""
-        return comp.component_draws(self._draws, self.terms)
+    def _fixed_residual(self, t) -> bool:  # the old private name of Fit.is_fixed_residual
+        return self.is_fixed_residual(t)
 
     # -- components, shares, theta -----------------------------------------------------------
     def components(self, level: float = 0.9) -> pd.DataFrame:
@@ -120,8 +84,8 @@ class Posterior(diag.FitResult):
         self, n_items=None, n_prompts=None, n_judges=None, n_temperatures=None, n_replicates=None,
         n_categories=None, n_positions=None,
     ) -> dict[str, float]:  # fmt: skip
-        """Observed level counts, any of them replaced (:func:`~bayes_tee.posterior.dstudy.counts_with`)."""
-        return dstudy.counts_with(self.design, **_arguments(locals()))
+        """Observed level counts, any of them replaced (:func:`~bayes_tee.posterior.gw.counts_with`)."""
+        return gw.counts_with(self.design, **_arguments(locals()))
 
     def shares(
         self,
@@ -133,7 +97,7 @@ class Posterior(diag.FitResult):
         *,
         n_categories=None,
         n_positions=None,
-        estimand: comp.Estimand = "domain",
+        estimand: Estimand = "domain",
         categories: Categories = "fixed",
         level: float = 0.9,
         scale: Literal["model", "probability"] = "model",
@@ -173,10 +137,10 @@ class Posterior(diag.FitResult):
         self,
         designs: pd.DataFrame,
         *,
-        estimand: comp.Estimand = "domain",
-        decision: dstudy.Decision = "absolute",
+        estimand: Estimand = "domain",
+        decision: gw.Decision = "absolute",
         categories: Categories = "fixed",
-        judges: dstudy.JudgeMode = "new",
+        judges: gw.JudgeMode = "new",
     ) -> np.ndarray:
         """Var(theta_hat) per draw at each design row (:func:`bayes_tee.posterior.dstudy.variance_at`)."""
         return dstudy.variance_at(self, **_arguments(locals()))
@@ -195,10 +159,10 @@ class Posterior(diag.FitResult):
         *,
         n_categories=None,
         n_positions=None,
-        estimand: comp.Estimand = "domain",
-        decision: dstudy.Decision = "absolute",
+        estimand: Estimand = "domain",
+        decision: gw.Decision = "absolute",
         categories: Categories = "fixed",
-        judges: dstudy.JudgeMode = "new",
+        judges: gw.JudgeMode = "new",
         target_se: float | None = None,
         level: float = 0.9,
         n: dict | None = None,
@@ -209,24 +173,43 @@ class Posterior(diag.FitResult):
         """Projected SE for every combination of the given design counts (``n_*`` or ``n={facet:
         counts}``): of theta_hat (:func:`bayes_tee.posterior.dstudy.dstudy`), or, on a fit that
         compares systems (``object="system"``, its default there), of the difference between two
-        systems, with ``p_resolved`` for a ``gap`` (:func:`bayes_tee.posterior.leaderboard.separation`).
+        systems, with ``p_resolved`` for a ``gap`` (:func:`bayes_tee.posterior.separation.separation`).
 
         >>> post.dstudy(n_items=[50, 100, 200], n_prompts=[1, 3, 5])  # doctest: +SKIP
         """
         args = _arguments(locals())
-        system = {k: args.pop(k) for k in ("object", "gap", "over")}
-        if board.compares_systems(self, **system):
-            return self._stamp(board.separation(self, **system, **args))
+        if sep.asks_for_systems(*(args.pop(k) for k in ("object", "gap", "over"))):
+            board.require_systems(self)
         return self._stamp(dstudy.dstudy(self, **args))
 
-    # -- comparing systems (a fit with system=) ------------------------------------------------
+    # -- comparing systems: a SystemsPosterior's; this fit compares none ------------------------
     def leaderboard(self, level: float = 0.9, *, over: str = "new", higher_is_better: bool = True):
-        """One row per system, best first (:func:`bayes_tee.posterior.leaderboard.leaderboard`)."""
-        return self._stamp(board.leaderboard(self, **_arguments(locals())))
+        """One row per system, best first: a fit with ``system=`` (:class:`SystemsPosterior`)."""
+        return board.require_systems(self)
 
     def pairs(self, level: float = 0.9, *, over: str = "new", systems: list | None = None):
-        """Every pair's difference and intervals (:func:`bayes_tee.posterior.leaderboard.pairs`)."""
-        return self._stamp(board.pairs(self, **_arguments(locals())))
+        """Every pair's difference and intervals: a fit with ``system=`` (:class:`SystemsPosterior`)."""
+        return board.require_systems(self)
+
+    def compare(self, a: Posterior | str, b: str | None = None, **kwargs):
+        """Two systems, ``post.compare("A", "B")``: a fit with ``system=`` (:class:`SystemsPosterior`).
+        ``post_lpm.compare(post_glmm)`` is the deprecated name of :meth:`link_comparison`.
+        """
+        if isinstance(a, Fit):
+            return self._deprecated_link_comparison(a, **kwargs)
+        return board.require_systems(self)
+
+    def plot_leaderboard(self, **kwargs) -> Figure:
+        """Forest plot of :meth:`leaderboard`: a fit with ``system=``."""
+        return board.require_systems(self)
+
+    def plot_pairs(self, over: str = "new") -> Figure:
+        """Heat map of P(row system scores higher than column system): a fit with ``system=``."""
+        return board.require_systems(self)
+
+    def plot_ranks(self, over: str = "new") -> Figure:
+        """Each system's rank distribution: a fit with ``system=``."""
+        return board.require_systems(self)
 
     def reliability(self, object: str = "item", n: dict | None = None, level: float = 0.9) -> pd.DataFrame:
         """E rho^2 and Phi of the object of measurement at the observed design or at every
@@ -263,8 +246,8 @@ class Posterior(diag.FitResult):
         n_categories=None,
         strategy: Literal["crossed", "cyclic", "random"] = "crossed",
         cells: pd.DataFrame | Literal["observed"] | None = None,
-        judges: dstudy.JudgeMode = "new",
-        estimand: comp.Estimand = "domain",
+        judges: gw.JudgeMode = "new",
+        estimand: Estimand = "domain",
         categories: Categories = "fixed",
         n_draws: int = 200,
         sims_per_draw: int = 200,
@@ -281,8 +264,8 @@ class Posterior(diag.FitResult):
     def interventions(
         self,
         *,
-        estimand: comp.Estimand = "domain",
-        decision: dstudy.Decision = "absolute",
+        estimand: Estimand = "domain",
+        decision: gw.Decision = "absolute",
         level: float = 0.9,
     ) -> pd.DataFrame:
         """Percent change in Var(theta_hat) for single design changes (Messing 2026 Fig. 13-14;
@@ -317,51 +300,157 @@ class Posterior(diag.FitResult):
         """
         return psens.power_scaling(self, **kwargs)
 
-    def compare(self, other: Posterior | str, b: str | None = None, **kwargs):
-        """Two systems, ``post.compare("A", "B")``: ``A - B`` with its interval and P(A scores
-        higher) (:func:`bayes_tee.posterior.leaderboard.compare`). Another fit of the same data,
-        ``post_lpm.compare(post_glmm)``: LPM vs GLMM shares
-        (:func:`bayes_tee.posterior.link_comparison.link_comparison`).
+    def link_comparison(self, other: Posterior, **kwargs):
+        """The LPM (this fit) against ``other``, a logit GLMM of the same data: their shares side by
+        side (:func:`bayes_tee.posterior.link_comparison.link_comparison`).
+
+        >>> post_lpm.link_comparison(post_glmm).table  # doctest: +SKIP
         """
-        if isinstance(other, Posterior):
-            return links.link_comparison(self, other, **kwargs)
-        row = board.compare(self, other, b, **kwargs)
-        self._stamp(pd.DataFrame([row]))
-        return row
+        return links.link_comparison(self, other, **kwargs)
+
+    def _deprecated_link_comparison(self, other: Posterior, **kwargs):
+        warnings.warn(
+            "post.compare(other_fit) is now post.link_comparison(other_fit); compare() compares two "
+            "systems of one fit (the old spelling is removed in 0.4).",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return self.link_comparison(other, **kwargs)
 
     # -- text, report, figures -----------------------------------------------------------------
     def summary(self) -> str:
         """Plain-text summary: design, components, shares, theta and diagnostics
-        (:func:`bayes_tee.posterior.report.summary`; a failed fit ends with a ``WARNING:`` line).
+        (:func:`bayes_tee.posterior.reports.single.summary`; a failed fit ends with a ``WARNING:`` line).
         """
-        return (comparison if self.design.system else report).summary(self)
+        return reports.single.summary(self)
 
     def writeup(self, **kwargs) -> str:
-        """The paragraph for the paper (:func:`bayes_tee.posterior.report.writeup`).
+        """The paragraph for the paper (:func:`bayes_tee.posterior.reports.single.writeup`).
 
         >>> print(post.writeup())  # doctest: +SKIP
         """
-        return (comparison if self.design.system else report).writeup(self, **kwargs)
+        return reports.single.writeup(self, **kwargs)
 
     def report(self, path: str | Path, **kwargs) -> Path:
-        """Write the self-contained HTML report (:func:`bayes_tee.posterior.report.report`).
+        """Write the self-contained HTML report (:func:`bayes_tee.posterior.reports.single.report`).
 
         >>> post.report("report.html", budget=5000)  # doctest: +SKIP
         """
-        return (comparison if self.design.system else report).report(self, path, **kwargs)
+        return reports.single.report(self, path, **kwargs)
 
     def plot_shares(self, kind: Literal["vartheta", "observation"] = "vartheta", **kwargs) -> Figure:
         """Horizontal bars: posterior median share and 90% interval per component, of
         Var(theta_hat) at the design (``**kwargs`` go to :meth:`shares`) or of the per-call
         variance (:func:`bayes_tee.posterior.shares.shares_figure`).
         """
-        return shares.shares_figure(self, kind, **kwargs)
+        with diag.quiet():  # the figure prints a failed fit's warning itself
+            table = self.shares(**kwargs) if kind == "vartheta" else self.components()
+        return shares.shares_figure(self, table, kind, **kwargs)
 
     def plot_dstudy(self, table: pd.DataFrame | None = None, **kwargs) -> Figure:
         """SE against items for each prompt/judge count, median line with the interval band
         (``table`` from :meth:`dstudy`; default :func:`bayes_tee.posterior.dstudy.default_grid`).
         """
         return plots.plot_dstudy(dstudy.default_grid(self) if table is None else table, **kwargs)
+
+    def plot_interventions(self, table: pd.DataFrame | None = None, **kwargs) -> Figure:
+        """Horizontal bars of the percent change in Var(theta_hat) per intervention."""
+        return plots.plot_interventions(self.interventions() if table is None else table, **kwargs)
+
+    def __repr__(self) -> str:
+        return describe(self)
+
+    # -- persistence ---------------------------------------------------------------------------
+    def save(self, path: str | Path, *, keep_effects: bool = False) -> Path:
+        """Write the posterior to netCDF (:func:`bayes_tee.posterior.netcdf.save`): the SDs, grand mean,
+        fixed effects, sampler statistics and per-cell statistics; effects with ``keep_effects``.
+        """
+        return netcdf.save(self, path, keep_effects=keep_effects)
+
+
+class SystemsPosterior(Posterior):
+    """Posterior of a fit that compares systems (``system=``): the questions of several systems.
+
+    Its leaderboard, pairs, ranks and ``compare`` answer from one joint fit
+    (:mod:`bayes_tee.posterior.leaderboard`); ``shares``, ``dstudy``, ``interventions`` and
+    ``allocate`` are those of a difference between two systems
+    (:mod:`bayes_tee.posterior.separation`); the summary, write-up and report are built around the
+    leaderboard (:mod:`bayes_tee.posterior.reports.systems`). One benchmark score (``theta``) and
+    the single-system simulations are refused with what to ask instead.
+    """
+
+    def leaderboard(self, level: float = 0.9, *, over: str = "new", higher_is_better: bool = True):
+        """One row per system, best first (:func:`bayes_tee.posterior.leaderboard.leaderboard`)."""
+        return self._stamp(board.leaderboard(self, **_arguments(locals())))
+
+    def pairs(self, level: float = 0.9, *, over: str = "new", systems: list | None = None):
+        """Every pair's difference and intervals (:func:`bayes_tee.posterior.leaderboard.pairs`)."""
+        return self._stamp(board.pairs(self, **_arguments(locals())))
+
+    def compare(self, a: Posterior | str, b: str | None = None, **kwargs):
+        """Two systems, ``post.compare("A", "B")``: ``A - B`` with its interval and P(A scores
+        higher) (:func:`bayes_tee.posterior.leaderboard.compare`).
+        """
+        if isinstance(a, Fit):
+            return self._deprecated_link_comparison(a, **kwargs)
+        row = board.compare(self, a, b, **kwargs)
+        self._stamp(pd.DataFrame([row]))
+        return row
+
+    def shares(self, n_items=None, n_prompts=None, n_judges=None, n_temperatures=None, n_replicates=None,
+               *, n_categories=None, n_positions=None, estimand: Estimand = "domain", level: float = 0.9,
+               scale: str = "model", **kwargs) -> pd.DataFrame:  # fmt: skip
+        """Each component's share of the variance of a difference between two systems at a design
+        (:func:`bayes_tee.posterior.separation.difference_shares`).
+        """
+        if scale not in ("model", "probability"):
+            raise ArgumentError(f"scale must be 'model' or 'probability', got {scale!r}.")
+        if estimand != "domain" or scale != "model":
+            raise ArgumentError(shares.ON_SYSTEMS)
+        n = {k: v for k, v in _arguments(locals()).items() if k.startswith("n_")}
+        return self._stamp(sep.difference_shares(self, n, level=level))
+
+    def theta(self, level: float = 0.95, **kwargs) -> pd.DataFrame:
+        """Refused: a comparison scores each system (:meth:`leaderboard`), not one benchmark."""
+        raise DesignError(theta.ON_SYSTEMS)
+
+    def dstudy(self, n_items=None, n_prompts=None, n_judges=None, n_temperatures=None, n_replicates=None,
+               *, n_categories=None, n_positions=None, object: str | None = None, gap: float | None = None,
+               over: str = "new", **kwargs) -> pd.DataFrame:  # fmt: skip
+        """The relative D-study: the SE of the difference between two systems at every combination
+        of the counts, with ``p_resolved`` for a ``gap`` (:func:`bayes_tee.posterior.separation.separation`).
+
+        >>> post.dstudy(n_items=[100, 200], gap=0.05)  # doctest: +SKIP
+        """
+        sep.asks_for_systems(object, gap, over)
+        args = {k: v for k, v in _arguments(locals()).items() if k != "kwargs"} | kwargs
+        return self._stamp(sep.separation(self, **args))
+
+    def interventions(self, *, estimand: Estimand = "domain", decision: str = "absolute", level: float = 0.9):
+        """Percent change in the variance of a difference for single design changes
+        (:func:`bayes_tee.posterior.separation.difference_interventions`).
+        """
+        return self._stamp(sep.difference_interventions(self, **_arguments(locals())))
+
+    def simulate_design(self, *args, **kwargs) -> pd.DataFrame:
+        """Refused: the relative D-study (:meth:`dstudy`) projects a comparison in closed form."""
+        raise DesignError(simulate.ON_SYSTEMS)
+
+    def gaming_surface(self, *args, **kwargs) -> pd.DataFrame:
+        """Refused: the best-of-k inflation is one system's (fit it on its own)."""
+        raise DesignError(gaming.ON_SYSTEMS)
+
+    def summary(self) -> str:
+        """Plain-text summary around the leaderboard (:func:`bayes_tee.posterior.reports.systems.summary`)."""
+        return reports.systems.summary(self)
+
+    def writeup(self, **kwargs) -> str:
+        """The paragraph for the paper (:func:`bayes_tee.posterior.reports.systems.writeup`)."""
+        return reports.systems.writeup(self, **kwargs)
+
+    def report(self, path: str | Path, **kwargs) -> Path:
+        """Write the comparison's HTML report (:func:`bayes_tee.posterior.reports.systems.report`)."""
+        return reports.systems.report(self, path, **kwargs)
 
     def plot_leaderboard(self, **kwargs) -> Figure:
         """Forest plot of :meth:`leaderboard` (panel and new intervals, P(best))."""
@@ -375,36 +464,17 @@ class Posterior(diag.FitResult):
         """Each system's rank distribution (:func:`bayes_tee.posterior.leaderboard.rank_probabilities`)."""
         return plots.plot_ranks(self._stamp(board.rank_probabilities(self, over=over)))
 
-    def plot_interventions(self, table: pd.DataFrame | None = None, **kwargs) -> Figure:
-        """Horizontal bars of the percent change in Var(theta_hat) per intervention."""
-        return plots.plot_interventions(self.interventions() if table is None else table, **kwargs)
 
-    def __repr__(self) -> str:
-        d = self.diagnostics()
-        status = "diagnostics ok" if d["ok"] else "DIAGNOSTICS FAILED: " + "; ".join(d["problems"])
-        return f"<Posterior {self.method} | {self.design!r} | {d['n_draws']} draws | {status}>"
+def posterior_for(
+    idata: xr.DataTree, design: Design, priors: PriorSpec, method: str, info: dict | None = None
+) -> Posterior:
+    """The posterior users hold for a fit: a :class:`SystemsPosterior` when the design compares
+    systems, else a :class:`Posterior` (used at fit and at :func:`load`).
 
-    # -- persistence ---------------------------------------------------------------------------
-    def save(self, path: str | Path, *, keep_effects: bool = False) -> Path:
-        """Write the posterior to netCDF (:func:`bayes_tee.posterior.netcdf.save`): the SDs, grand mean,
-        fixed effects, sampler statistics and per-cell statistics; effects with ``keep_effects``.
-        """
-        return io.save(self, path, keep_effects=keep_effects)
-
-
-def convergence_vars(terms: list, family: str) -> list[str]:
-    """The draws a TEE fit is diagnosed on (its checkpoints and :meth:`bayes_tee.Posterior.diagnostics`):
-    every term's SD or fixed effects, a family's fixed residual aside, and the grand mean.
-
-    >>> convergence_vars(design.terms, "binomial")  # doctest: +SKIP
-    ['sigma_item', 'judge_effect', ..., 'mu']
+    >>> post = posterior_for(idata, design, priors, "balanced")  # doctest: +SKIP
     """
-    return [t.var_name for t in terms if not _is_fixed_residual(t, family)] + ["mu"]
-
-
-def _is_fixed_residual(t, family: str) -> bool:
-    """Whether term ``t`` is ``family``'s fixed residual (the GLMM's logistic pi^2/3): a constant."""
-    return get_family(family).fixed_residual and t.kind == "residual"
+    kind = SystemsPosterior if design.system is not None else Posterior
+    return kind(idata, design, priors, method, info)
 
 
 def _arguments(names: dict) -> dict:
@@ -424,6 +494,6 @@ def load(path: str | Path) -> Posterior:
     --------
     >>> post = load("models/tee_demo.nc")  # doctest: +SKIP
     """
-    idata, meta, cells = io.read(path)
+    idata, meta, cells = netcdf.read(path)
     design = Design.from_dict(meta["design"], cells)
-    return Posterior(idata, design, PriorSpec.from_dict(meta["priors"]), meta["method"], meta.get("info"))
+    return posterior_for(idata, design, PriorSpec.from_dict(meta["priors"]), meta["method"], meta.get("info"))

@@ -24,20 +24,27 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from .._core.exceptions import ArgumentError, DesignError
+from .._core.exceptions import ArgumentError
 from .._core.intervals import summarize_samples
 from ..families import get_family
+from ..gstudy.weights import FIELDS
 from ..pairwise.verdicts import ELO_SCALE, expected_max_normal, to_elo
 from . import dstudy as ds
 
+#: Why a fit that compares systems has no gaming surface.
+ON_SYSTEMS = (
+    "gaming_surface is the best-of-k inflation of one system's score; fit the system you "
+    "study on its own (its rows, without system=) to project it."
+)
+
 if TYPE_CHECKING:
-    from .facade import Posterior
+    from .fit import Fit
 
 #: The default comparison: the observed (averaged) design against one prompt and one judge.
 SINGLE_CONFIGURATION: dict[str, float] = {"n_prompts": 1, "n_judges": 1}
 
 
-def _designs(post: "Posterior", design) -> pd.DataFrame:
+def _designs(post: Fit, design) -> pd.DataFrame:
     if design is None:
         rows = [{}, dict(SINGLE_CONFIGURATION)]
     elif isinstance(design, pd.DataFrame):
@@ -46,16 +53,16 @@ def _designs(post: "Posterior", design) -> pd.DataFrame:
         rows = [design]
     else:
         rows = list(design)
-    unknown = {k for r in rows for k in r} - set(ds.FIELDS)
+    unknown = {k for r in rows for k in r} - set(FIELDS)
     if unknown:
-        raise ArgumentError(f"unknown design field(s) {sorted(unknown)}; use {list(ds.FIELDS)}.")
+        raise ArgumentError(f"unknown design field(s) {sorted(unknown)}; use {list(FIELDS)}.")
     if any("n_positions" in r for r in rows):
         ds.check_positions(post, 1)
     return ds.fill_design(post, pd.DataFrame(rows, index=range(len(rows))))
 
 
 def gaming_surface(
-    post: "Posterior",
+    post: Fit,
     k: int = 27,
     design=None,
     *,
@@ -68,7 +75,7 @@ def gaming_surface(
 
     Parameters
     ----------
-    post : Posterior
+    post : Fit
         A fitted TEE posterior.
     k : int
         Number of variants or configurations tried (27 in Messing (2026) Sec. 4.4).
@@ -97,14 +104,9 @@ def gaming_surface(
     >>> post.gaming_surface(k=27, design=[{"n_prompts": 1, "n_judges": 1},
     ...                                   {"n_prompts": 5, "n_judges": 3}])  # doctest: +SKIP
     """
-    if post.design.system is not None:
-        raise DesignError(
-            "gaming_surface is the best-of-k inflation of one system's score; fit the system you "
-            "study on its own (its rows, without system=) to project it."
-        )
     grid = _designs(post, design)
     emax = expected_max_normal(int(k))
-    sd = np.sqrt(post.variance_at(grid, estimand=estimand, decision=decision))  # (draws, designs)
+    sd = np.sqrt(ds.variance_at(post, grid, estimand=estimand, decision=decision))  # (draws, designs)
     surface = emax * sd
     if elo is None:
         elo = post.design.roles.position is not None

@@ -18,7 +18,7 @@ In a difference between two systems the terms they share cancel (the items' own 
 prompt's, a judge's leniency); the terms that involve the system stay: item x system,
 prompt x system, judge x system and the cell. Those set the intervals of :func:`pairs`, the
 ranks and P(best). Every interval mixes the normal error over the posterior draws of the
-variance components (:func:`~bayes_tee.posterior.components.normal_mixture_quantile`), as
+variance components (:func:`~bayes_tee.gstudy.divisors.normal_mixture_quantile`), as
 ``theta()`` does for one system, so the uncertainty in the components is carried, not plugged
 in. Counts are each system's own (a system scored on fewer items has a wider interval).
 
@@ -41,24 +41,15 @@ import pandas as pd
 from scipy import special
 
 from .._core.exceptions import ArgumentError, DesignError
-from .._core.intervals import check_level, summarize_samples
+from .._core.intervals import check_level
+from .._core.moved import moved_names
 from .._core.trees import group
+from ..gstudy.divisors import normal_mixture_quantile
+from ..gstudy.weights import Over
 from . import system_scores as ss
-from .components import normal_mixture_quantile
-from .dstudy import (
-    Over,
-    calls,
-    difference_variance,
-    difference_weights,
-    fields_for,
-    grid_for,
-    merge_counts,
-    summarize_designs,
-    system_error_terms,
-)
 
 if TYPE_CHECKING:
-    from .facade import Posterior
+    from .fit import Fit
 
 #: Posterior draws of the variance components the intervals mix over (thinned evenly).
 MIXTURE_DRAWS = 1000
@@ -66,7 +57,7 @@ MIXTURE_DRAWS = 1000
 RANK_SIMS = 4
 
 
-def require_systems(post: Posterior) -> str:
+def require_systems(post: Fit) -> str:
     """The design's system facet, or one error that says how to fit a comparison."""
     if post.design.system is None:
         raise DesignError(
@@ -77,7 +68,7 @@ def require_systems(post: Posterior) -> str:
     return post.design.system
 
 
-def system_counts(post: Posterior) -> dict[str, dict[str, float]]:
+def system_counts(post: Fit) -> dict[str, dict[str, float]]:
     """Each system's own level counts: the levels of every facet among its cells, and its
     mean calls per cell (``replicate``).
     """
@@ -92,7 +83,7 @@ def system_counts(post: Posterior) -> dict[str, dict[str, float]]:
     return out
 
 
-def error_variances(post: Posterior) -> dict[str, np.ndarray]:
+def error_variances(post: Fit) -> dict[str, np.ndarray]:
     """Per system and posterior draw, the error variance of its mean under each reading.
 
     Returns
@@ -108,7 +99,7 @@ def error_variances(post: Posterior) -> dict[str, np.ndarray]:
     var = draws.stack(sample=("chain", "draw")).transpose("component", "sample").values
     keep = np.linspace(0, var.shape[1] - 1, min(MIXTURE_DRAWS, var.shape[1])).round().astype(int)
     var = var[:, keep]
-    masks = system_error_terms(post)
+    masks = ss.system_error_terms(post)
     out = {k: [] for k in masks}
     for counts in system_counts(post).values():
         div = np.array(
@@ -129,7 +120,7 @@ def error_variances(post: Posterior) -> dict[str, np.ndarray]:
     return {k: np.array(v) for k, v in out.items()}
 
 
-def system_estimates(post: Posterior) -> pd.Series:
+def system_estimates(post: Fit) -> pd.Series:
     """Each system's estimated score: the posterior mean of ``mu + system_effect``."""
     system = require_systems(post)
     P = group(post.idata, "posterior")
@@ -151,7 +142,7 @@ def _half(level: float, var: np.ndarray) -> float:
 
 
 def score_draws(
-    post: Posterior,
+    post: Fit,
     over: Over = "new",
     sims: int = RANK_SIMS,
     random_seed: int | None = 0,
@@ -177,7 +168,7 @@ def ranks_of(draws: np.ndarray, higher_is_better: bool = True) -> np.ndarray:
 
 
 def leaderboard(
-    post: Posterior,
+    post: Fit,
     *,
     level: float = 0.9,
     over: Over = "new",
@@ -189,7 +180,7 @@ def leaderboard(
 
     Parameters
     ----------
-    post : Posterior
+    post : Fit
         A fit with ``system=``.
     level : float
         Credible level of the intervals.
@@ -242,7 +233,7 @@ def leaderboard(
     return out
 
 
-def score_scale(post: Posterior) -> str:
+def score_scale(post: Fit) -> str:
     """The units of a leaderboard's estimates and differences."""
     if not ss.is_latent_comparison(post):
         return "outcome"
@@ -250,7 +241,7 @@ def score_scale(post: Posterior) -> str:
 
 
 def pairs(
-    post: Posterior,
+    post: Fit,
     *,
     level: float = 0.9,
     over: Over = "new",
@@ -261,7 +252,7 @@ def pairs(
 
     Parameters
     ----------
-    post : Posterior
+    post : Fit
         A fit with ``system=``.
     level : float
         Credible level.
@@ -322,7 +313,7 @@ def pairs(
     return out
 
 
-def compare(post: Posterior, a: str, b: str, *, level: float = 0.9, over: Over = "new") -> pd.Series:
+def compare(post: Fit, a: str, b: str, *, level: float = 0.9, over: Over = "new") -> pd.Series:
     """The difference ``a - b`` with its interval and P(a scores higher): one row of
     :func:`pairs` (its simultaneous interval is the plain one: one comparison).
     """
@@ -331,9 +322,7 @@ def compare(post: Posterior, a: str, b: str, *, level: float = 0.9, over: Over =
     return pairs(post, level=level, over=over, systems=[a, b]).iloc[0]
 
 
-def p_better_matrix(
-    post: Posterior, over: Over = "new", *, table: pd.DataFrame | None = None
-) -> pd.DataFrame:
+def p_better_matrix(post: Fit, over: Over = "new", *, table: pd.DataFrame | None = None) -> pd.DataFrame:
     """P(row system scores higher than column system), systems best first (from ``table``, a
     :func:`pairs` table of ``post`` already at hand, else computed).
     """
@@ -346,166 +335,8 @@ def p_better_matrix(
     return m
 
 
-def adjacent_resolved(
-    post: Posterior, var: np.ndarray, *, level: float = 0.9, over: Over = "new"
-) -> np.ndarray:
-    """Per design, the expected share of the leaderboard's adjacent gaps (between systems next
-    to each other in the estimated order) that a study at the design would resolve: its
-    ``level`` interval of the difference excludes zero. ``var``: difference variances
-    ``(n_draws, n_designs)``.
-    """
-    est = np.sort(system_estimates(post).to_numpy())
-    gaps = np.diff(est)  # (n_systems - 1,)
-    z = special.ndtri(1 - (1 - check_level(level)) / 2)
-    se = np.sqrt(var)[..., None]
-    p = special.ndtr(gaps / se - z) + special.ndtr(-gaps / se - z)
-    return p.mean(axis=(0, 2))
-
-
-def compares_systems(post: Posterior, object: str | None = None, gap=None, over: str = "new") -> bool:
-    """Whether a D-study of ``post`` projects the difference between two systems: asked with
-    ``object="system"``, and the default on a fit that compares systems. ``gap`` and ``over``
-    belong to that projection only.
-    """
-    if object not in (None, "system"):
-        raise ArgumentError(
-            f"dstudy(object=...) takes 'system' (the difference between two systems) or None, got "
-            f"{object!r}; G and Phi coefficients of another object: post.reliability(object=...)."
-        )
-    if post.design.system is None:
-        if object == "system" or gap is not None or over != "new":
-            require_systems(post)
-        return False
-    return True
-
-
-def separation(
-    post: Posterior,
-    *,
-    object: str | None = None,
-    gap: float | None = None,
-    over: Over = "new",
-    level: float = 0.9,
-    n: dict | None = None,
-    target_se: float | None = None,
-    estimand: str = "domain",
-    decision: str = "absolute",
-    categories: str = "fixed",
-    judges: str = "new",
-    **counts,
-) -> pd.DataFrame:
-    """The relative D-study: the SE of the difference between two systems at every
-    combination of the given design counts, and the probability that a true ``gap`` is
-    resolved (its ``level`` interval excludes zero).
-
-    Only the terms that involve the systems enter (item x system, prompt x system, judge x
-    system when judges are random, the cell), each over its levels at the design; the shared
-    main effects cancel (Messing 2026, the D-study's relative decision). Projected from the
-    observed design's counts, per posterior draw.
-
-    Parameters
-    ----------
-    post : Posterior
-        A fit with ``system=``.
-    gap : float, optional
-        A true difference between two systems: adds ``p_resolved``, the posterior-predictive
-        probability that a study at the design separates them (averaged over the draws:
-        ``Phi(gap/se - z) + Phi(-gap/se - z)``, ``z`` the ``level`` quantile). In the
-        leaderboard's units: for a binomial or ordinal fit a difference of success
-        probabilities or expected scores, carried to the latent scale by
-        :func:`bayes_tee.posterior.system_scores.score_slope`.
-    over : {"new", "panel"}
-        The reading of the difference (see the module docstring).
-    level : float
-        Credible level of the SE intervals, and of the interval that must exclude zero.
-    n : dict, optional
-        Counts of any facet by name, as in ``dstudy``; ``n_items``... as keywords.
-    target_se : float, optional
-        Adds ``p_below_target``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The counts, ``calls_per_system``, ``se_median/low/high``, ``var_ratio_median/low/high``
-        (against the observed design), ``p_resolved`` and ``p_below_target`` when asked. A
-        binomial or ordinal fit's SEs are on the latent scale; ``score_se_median`` is the
-        median in the leaderboard's units (``attrs["slope"]`` per latent unit).
-    """
-    system = require_systems(post)
-    _check(level, over)
-    for name, value, default in (
-        ("estimand", estimand, "domain"), ("decision", decision, "absolute"),
-        ("categories", categories, "fixed"), ("judges", judges, "new"),
-    ):  # fmt: skip
-        if value != default:
-            raise ArgumentError(
-                f"{name}= is a setting of theta_hat's D-study; the difference between two systems is "
-                f"projected with over='new' or 'panel' (got {name}={value!r})."
-            )
-    given = merge_counts(post.design, counts, n)
-    if f"n_{system}" in given:
-        raise ArgumentError(
-            "The number of systems does not change the SE of a difference between two of them."
-        )
-    fields = fields_for(post.design)
-    grid = grid_for(post, **given)
-    var = difference_variance(post, grid, over)
-    current = difference_variance(post, pd.DataFrame([{}]), over)[:, 0]
-    out = grid.drop(columns=[f"n_{system}"], errors="ignore").reset_index(drop=True)
-    out["calls_per_system"] = calls(grid.assign(**{f"n_{system}": 1.0}), post.design.counts, fields)
-    out = pd.concat([out, summarize_designs(var, current, level=level, target_se=target_se)], axis=1)
-    slope = 1.0
-    if ss.is_latent_comparison(post):  # the SE and the gap in score units, through the curve
-        slope = ss.score_slope(post)
-        out["score_se_median"] = out["se_median"] * slope
-    if gap is not None:
-        z = special.ndtri(1 - (1 - check_level(level)) / 2)
-        se = np.sqrt(var) * slope
-        out["p_resolved"] = (special.ndtr(abs(gap) / se - z) + special.ndtr(-abs(gap) / se - z)).mean(axis=0)
-    out.attrs.update(object="system", over=over, level=level, gap=gap, scale=score_scale(post), slope=slope)
-    return out
-
-
-def difference_shares(
-    post: Posterior, design: dict | None = None, *, level: float = 0.9, over: Over = "new"
-) -> pd.DataFrame:
-    """Which components set the SE of a difference between two systems: each one's
-    contribution to its variance at a design (observed counts, or ``design``'s ``n_*``), and
-    its share (the ``shares()`` of a fit that compares systems).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``component, divisor, contribution_median/low/high, share_median/low/high`` for the
-        terms a difference keeps; ``attrs["var_difference"]`` (median, low, high).
-    """
-    require_systems(post)
-    _check(level, over)
-    grid = pd.DataFrame([{k: v for k, v in (design or {}).items() if v is not None}])
-    labels, draws, w = difference_weights(post, grid, over)
-    keep = w[0] > 0
-    contrib = draws[:, keep] * w[0, keep]  # (draws, kept terms)
-    total = contrib.sum(axis=1)
-    out = pd.DataFrame({"component": np.array(labels)[keep], "divisor": 2.0 / w[0, keep]})
-    out = pd.concat(
-        [
-            out,
-            summarize_samples(contrib, level, "contribution_"),
-            summarize_samples(contrib / total[:, None], level, "share_"),
-        ],
-        axis=1,
-    )
-    lo, med, hi = np.quantile(total, [(1 - check_level(level)) / 2, 0.5, 1 - (1 - check_level(level)) / 2])
-    out.attrs.update(
-        var_difference={"median": float(med), "low": float(lo), "high": float(hi)},
-        over=over,
-        scale=post.scale,
-    )
-    return out
-
-
 def rank_probabilities(
-    post: Posterior, *, over: Over = "new", higher_is_better: bool = True, random_seed: int | None = 0
+    post: Fit, *, over: Over = "new", higher_is_better: bool = True, random_seed: int | None = 0
 ) -> pd.DataFrame:
     """P(rank = r) for every system (rows, best first) and rank (columns 1..S), from the same
     draws as the leaderboard's ranks.
@@ -521,3 +352,17 @@ def rank_probabilities(
     probs = (ranks[:, :, None] == np.arange(1, S + 1)).mean(axis=0)
     out = pd.DataFrame(probs, index=pd.Index(list(est.index), name="system"), columns=range(1, S + 1))
     return out.iloc[np.argsort((-1.0 if higher_is_better else 1.0) * est.to_numpy())]
+
+
+#: Names that moved (old imports still work, with a DeprecationWarning).
+__getattr__ = moved_names(
+    __name__,
+    {
+        "adjacent_resolved": "bayes_tee.posterior.separation",
+        "separation": "bayes_tee.posterior.separation",
+        "difference_shares": "bayes_tee.posterior.separation",
+        "difference_variance": "bayes_tee.posterior.separation",
+        "difference_weights": "bayes_tee.posterior.separation",
+        "system_error_terms": "bayes_tee.posterior.system_scores",
+    },
+)

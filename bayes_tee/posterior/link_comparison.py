@@ -30,12 +30,12 @@ from ..plots import plot_link_comparison
 from . import components as comp
 
 if TYPE_CHECKING:
-    from .facade import Posterior
+    from .fit import Fit
 
 
 @dataclass
 class LinkComparison:
-    """Result of :func:`compare_links` / :meth:`Posterior.compare`.
+    """Result of :func:`compare_links` / :meth:`bayes_tee.Posterior.compare`.
 
     Attributes
     ----------
@@ -45,13 +45,13 @@ class LinkComparison:
     spearman : dict
         ``median, low, high`` (90%) of the per-draw Spearman correlation of the shares, and
         ``at_medians`` (of the median shares, the number Messing (2026) Table 11 reports).
-    lpm, glmm : Posterior
+    lpm, glmm : Fit
     """
 
     table: pd.DataFrame
     spearman: dict
-    lpm: "Posterior"
-    glmm: "Posterior"
+    lpm: Fit
+    glmm: Fit
 
     @property
     def warning(self) -> str | None:
@@ -64,7 +64,7 @@ class LinkComparison:
         return plot_link_comparison(self, **kwargs)
 
 
-def _share_draws(post: "Posterior", labels: list[str]) -> np.ndarray:
+def _share_draws(post: Fit, labels: list[str]) -> np.ndarray:
     c = comp.contributions(post.component_draws(), post.terms, post.design.counts)
     x = c.sel(component=labels).values.reshape(-1, len(labels))
     total = c.sum("component").values.reshape(-1, 1)
@@ -72,7 +72,7 @@ def _share_draws(post: "Posterior", labels: list[str]) -> np.ndarray:
 
 
 def link_comparison(
-    lpm: "Posterior", glmm: "Posterior", *, level: float = 0.9, random_seed: int | None = 0
+    lpm: Fit, glmm: Fit, *, level: float = 0.9, random_seed: int | None = 0
 ) -> LinkComparison:
     """Compare a linear-model fit with a GLMM fit of the same data (see the module docstring)."""
     if get_family(lpm.family).latent:

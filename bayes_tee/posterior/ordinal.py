@@ -21,17 +21,17 @@ from ..families import get_family
 from . import predictive as pr
 
 if TYPE_CHECKING:
-    from .facade import Posterior
+    from .fit import Fit
 
 
-def _require_ordinal(post: Posterior) -> None:
+def _require_ordinal(post: Fit) -> None:
     if post.design.outcome_levels is None:
         raise ArgumentError(
             f"cutpoints belong to an ordinal fit (family='ordinal'); this one is family={post.family!r}."
         )
 
 
-def cutpoints(post: Posterior, level: float = 0.9) -> pd.DataFrame:
+def cutpoints(post: Fit, level: float = 0.9) -> pd.DataFrame:
     """Each threshold set's cutpoints on the latent scale (centred: they sum to zero per set,
     so a judge's location is its judge effect and its cutpoints are its scale use), with the
     central ``level`` interval, and the probability of each category at the latent mean.
@@ -81,7 +81,7 @@ def cutpoints(post: Posterior, level: float = 0.9) -> pd.DataFrame:
     return table
 
 
-def category_probabilities(post: Posterior, eta: float | None = None) -> pd.DataFrame:
+def category_probabilities(post: Fit, eta: float | None = None) -> pd.DataFrame:
     """Each set's probability of every score at latent value ``eta`` (default: the grand mean
     ``mu``), posterior medians: how each judge would score a typical item.
 
@@ -106,7 +106,7 @@ def category_probabilities(post: Posterior, eta: float | None = None) -> pd.Data
     return pd.DataFrame(probs, index=pd.Index(names, name="set"), columns=scores)
 
 
-def judge_spreads(post: Posterior, level: float = 0.9) -> pd.DataFrame:
+def judge_spreads(post: Fit, level: float = 0.9) -> pd.DataFrame:
     """Each judge's latent spread in a ``spread="judge"`` fit: ``s_j`` in
     ``P(y <= k) = F((c_k - eta) / s_j)``, relative to the panel's geometric mean (1). A judge
     with ``s > 1`` separates items less on the latent scale (compression, central tendency);
@@ -135,7 +135,7 @@ def judge_spreads(post: Posterior, level: float = 0.9) -> pd.DataFrame:
     return pd.DataFrame({"judge": judges, "median": med, "low": lo, "high": hi, "level": level})
 
 
-def scale_use(common: Posterior, judge: Posterior, level: float = 0.9) -> pd.DataFrame:
+def scale_use(common: Fit, judge: Fit, level: float = 0.9) -> pd.DataFrame:
     """How much of the judges' apparent variance is scale use: the judge component of a fit
     with one set of cutpoints (``thresholds="common"``, where a judge who avoids the ends looks
     like a judge who scores differently) against that of a fit of the same data with each

@@ -38,13 +38,13 @@ from ..families import get_family
 from ..likelihoods import LIKELIHOODS, build_model
 
 if TYPE_CHECKING:
-    from .facade import Posterior
+    from .fit import Fit
 
 #: Power-scaling sensitivity above this is "sensitive" (Kallioinen et al. 2023).
 PSENS_THRESHOLD = 0.05
 
 
-def log_densities(post: "Posterior") -> tuple[xr.Dataset, xr.DataArray]:
+def log_densities(post: Fit) -> tuple[xr.Dataset, xr.DataArray]:
     """Log prior of every free parameter and the total log likelihood, per draw.
 
     Returns
@@ -103,9 +103,7 @@ def log_densities(post: "Posterior") -> tuple[xr.Dataset, xr.DataArray]:
     return prior, xr.DataArray(per_draw(res[-1]), dims=("chain", "draw"), coords=coords)
 
 
-def power_scaling(
-    post: "Posterior", *, delta: float = 0.01, threshold: float = PSENS_THRESHOLD
-) -> pd.DataFrame:
+def power_scaling(post: Fit, *, delta: float = 0.01, threshold: float = PSENS_THRESHOLD) -> pd.DataFrame:
     """Power-scaling prior and likelihood sensitivity of each variance component.
 
     The prior that is scaled is the one on the SDs (the choice the presets vary); the
@@ -114,7 +112,7 @@ def power_scaling(
 
     Parameters
     ----------
-    post : Posterior
+    post : Fit
     delta : float
         Finite-difference step of the log power.
     threshold : float
@@ -135,7 +133,7 @@ def power_scaling(
     sd_vars = [t.var_name for t in post.terms if t.var_name in log_prior and t.kind != "fixed"]
     draws = post.component_draws()
     quantities = {
-        t.label: draws.sel(component=t.label, drop=True) for t in post.terms if not post._fixed_residual(t)
+        t.label: draws.sel(component=t.label, drop=True) for t in post.terms if not post.is_fixed_residual(t)
     }
     quantities["mu"] = group(post.idata, "posterior")["mu"]
     tree = draws_tree(

@@ -1,4 +1,4 @@
-"""The shares of Var(theta_hat) at a design (the :class:`Posterior` methods ``shares`` and
+"""The shares of Var(theta_hat) at a design (the :class:`Fit` methods ``shares`` and
 ``plot_shares``): closed form on the model's scale (:mod:`bayes_tee.posterior.components`), by
 simulation on the logit GLMM's probability scale.
 
@@ -7,32 +7,34 @@ simulation on the logit GLMM's probability scale.
 
 from __future__ import annotations
 
-import warnings
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pandas as pd
 
 from .. import plots
-from .._core.exceptions import ArgumentError, DiagnosticWarning
+from .._core.exceptions import ArgumentError
 from .._core.intervals import summarize_samples
 from ..families import get_family
+from ..gstudy.divisors import Estimand
+from ..gstudy.weights import counts_with
 from . import components as comp
-from . import leaderboard as board
 from . import predictive as pr
-from .dstudy import counts_with
 from .simulate import layout, posterior_draws
+
+#: Why a fit that compares systems has only the shares of a difference.
+ON_SYSTEMS = "a fit that compares systems gives the shares of a difference's variance only."
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from .facade import Posterior
+    from .fit import Fit
 
 
 def shares(
-    post: Posterior,
+    post: Fit,
     *,
-    estimand: comp.Estimand = "domain",
+    estimand: Estimand = "domain",
     categories: Literal["fixed", "random"] = "fixed",
     level: float = 0.9,
     scale: Literal["model", "probability"] = "model",
@@ -69,18 +71,12 @@ def shares(
         ``high``), ``attrs["scale"]``.
 
     On a fit that compares systems (``system=``) the table is the shares of the variance of
-    the difference between two systems (:func:`bayes_tee.posterior.leaderboard.difference_shares`).
+    the difference between two systems (:func:`bayes_tee.posterior.separation.difference_shares`).
 
     >>> post.shares(n_items=200)  # doctest: +SKIP
     """
     if scale not in ("model", "probability"):
         raise ArgumentError(f"scale must be 'model' or 'probability', got {scale!r}.")
-    if post.design.system is not None:  # a comparison: what sets the SE of a difference
-        if estimand != "domain" or scale != "model":
-            raise ArgumentError(
-                "a fit that compares systems gives the shares of a difference's variance only."
-            )
-        return board.difference_shares(post, n, level=level)
     if scale == "probability" and get_family(post.family).latent:
         if n.get("n_positions") is not None:
             raise ArgumentError(
@@ -106,10 +102,10 @@ def shares(
 
 
 def probability_shares(
-    post: Posterior,
+    post: Fit,
     design: dict,
     *,
-    estimand: comp.Estimand,
+    estimand: Estimand,
     categories: str,
     level: float,
     n_draws: int,
@@ -149,19 +145,19 @@ def probability_shares(
     return out
 
 
-def shares_figure(post: Posterior, kind: Literal["vartheta", "observation"] = "vartheta", **kwargs) -> Figure:
-    """The shares bar chart of :meth:`Posterior.plot_shares`: shares of Var(theta_hat) at the
-    design (``**kwargs`` go to :func:`shares`) or of the per-call variance.
+def shares_figure(
+    post: Fit, table: pd.DataFrame, kind: Literal["vartheta", "observation"] = "vartheta", **kwargs
+) -> Figure:
+    """The shares bar chart of :meth:`bayes_tee.Posterior.plot_shares` for ``table``: the shares of
+    Var(theta_hat) at the design the ``n_*`` of ``**kwargs`` give (those of :func:`shares`), or of
+    the per-call variance (``kind="observation"``, the components table).
     """
-    with warnings.catch_warnings():  # the figure prints a failed fit's warning itself
-        warnings.simplefilter("ignore", DiagnosticWarning)
-        table = post.shares(**kwargs) if kind == "vartheta" else post.components()
     n = {k: v for k, v in kwargs.items() if k.startswith("n_") and k != "n_draws"}
     scale = "probability" if kwargs.get("scale") == "probability" and kind == "vartheta" else post.scale
     return plots.plot_shares(
         table,
         kind,
-        counts=post.design_counts(**n),
+        counts=counts_with(post.design, **n),
         facets=post.design.facets,
         method=post.method,
         scale=scale,

@@ -1,4 +1,4 @@
-"""Posterior-predictive simulation of proposed designs (the :class:`Posterior` method
+"""Posterior-predictive simulation of proposed designs (the :class:`Fit` method
 ``simulate_design``), and the draws and layouts every simulation of a fit starts from: the
 answers no closed form gives (the logit GLMM's probability scale, judge strategies, any table
 of cells) go through :mod:`bayes_tee.posterior.predictive`.
@@ -16,15 +16,23 @@ import pandas as pd
 from .._core.exceptions import ArgumentError, DesignError
 from .._core.trees import group
 from ..design.terms import FACETS
-from . import components as comp
+from ..gstudy.divisors import Estimand
+from ..gstudy.layouts import Layout, Strategy, crossed_layout, table_layout
+from ..gstudy.weights import FIELDS, JudgeMode
 from . import predictive as pr
-from .dstudy import FIELDS, JudgeMode, check_judges, grid_for
+from .dstudy import check_judges, grid_for
+
+#: Why a fit that compares systems is not simulated.
+ON_SYSTEMS = (
+    "simulate_design simulates one system's study; for a comparison of systems the closed-form "
+    "relative D-study is post.dstudy(n_items=..., gap=...)."
+)
 
 if TYPE_CHECKING:
-    from .facade import Posterior
+    from .fit import Fit
 
 
-def posterior_draws(post: Posterior, n_draws: int, rng: np.random.Generator):
+def posterior_draws(post: Fit, n_draws: int, rng: np.random.Generator):
     """``n_draws`` posterior draws (without replacement, in order) as a simulation needs them."""
     P = group(post.idata, "posterior")
     total = P.sizes["chain"] * P.sizes["draw"]
@@ -32,15 +40,15 @@ def posterior_draws(post: Posterior, n_draws: int, rng: np.random.Generator):
     return pr.draws_from(P, post.terms, index, post.family, post.design.outcome_levels)
 
 
-def layout(post: Posterior, design: dict | None = None, strategy: pr.Strategy = "crossed") -> pr.Layout:
+def layout(post: Fit, design: dict | None = None, strategy: Strategy = "crossed") -> Layout:
     """The observed cells (``design=None``) or a crossed design with counts as given."""
     if design is None:
-        return pr.table_layout(post.design.cells[[*post.design.facets, "n"]], post.design.item_category)
+        return table_layout(post.design.cells[[*post.design.facets, "n"]], post.design.item_category)
     c = post.design.counts
     d = {
         f: (design.get(f) if design.get(f) is not None else c.get(facet, 1.0)) for f, facet in FIELDS.items()
     }
-    return pr.crossed_layout(
+    return crossed_layout(
         d["n_items"],
         d["n_prompts"],
         d["n_temperatures"],
@@ -52,12 +60,12 @@ def layout(post: Posterior, design: dict | None = None, strategy: pr.Strategy = 
 
 
 def simulate_design(
-    post: Posterior,
+    post: Fit,
     *,
-    strategy: pr.Strategy = "crossed",
+    strategy: Strategy = "crossed",
     cells: pd.DataFrame | Literal["observed"] | None = None,
     judges: JudgeMode = "new",
-    estimand: comp.Estimand = "domain",
+    estimand: Estimand = "domain",
     categories: Literal["fixed", "random"] = "fixed",
     n_draws: int = 200,
     sims_per_draw: int = 200,
@@ -82,11 +90,6 @@ def simulate_design(
 
     >>> post.simulate_design(n_items=100, n_judges=3, strategy="cyclic")  # doctest: +SKIP
     """
-    if post.design.system is not None:
-        raise DesignError(
-            "simulate_design simulates one system's study; for a comparison of systems the closed-form "
-            "relative D-study is post.dstudy(n_items=..., gap=...)."
-        )
     other = [f for f in post.design.facets if f not in FACETS]
     if other:
         raise DesignError(
@@ -109,7 +112,7 @@ def simulate_design(
                 raise ArgumentError(f"cells must be a DataFrame or 'observed', got {cells!r}.")
             lay, name = layout(post), "observed"
         else:
-            lay, name = pr.table_layout(cells), "table"
+            lay, name = table_layout(cells), "table"
         row = {"strategy": name, "calls": lay.calls_per_study}
         row.update(pr.summarize_simulation(pr.simulate_studies(draws, post.terms, lay, **kw), level=level))
         return pd.DataFrame([row])

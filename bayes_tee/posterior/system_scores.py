@@ -37,11 +37,10 @@ from .._core.intervals import check_level
 from .._core.trees import group
 from ..families import get_family
 from . import predictive as pr
-from .dstudy import system_error_terms
 from .effects import glmm_points
 
 if TYPE_CHECKING:
-    from .facade import Posterior
+    from .fit import Fit
 
 #: Gauss-Hermite nodes of the population score (smooth in the latent value: 24 agree with 40
 #: to 1e-8).
@@ -50,7 +49,7 @@ NODES = 24
 STEP = 1e-3
 
 
-def is_latent_comparison(post: Posterior) -> bool:
+def is_latent_comparison(post: Fit) -> bool:
     """Whether ``post`` compares systems on a latent scale (a binomial or ordinal GLMM).
 
     >>> is_latent_comparison(post)  # system="model", family="binomial"  # doctest: +SKIP
@@ -59,8 +58,8 @@ def is_latent_comparison(post: Posterior) -> bool:
     return post.design.system is not None and get_family(post.family).latent
 
 
-def system_locations(post: Posterior) -> np.ndarray:
-    """Posterior draws ``(n_draws, n_systems)`` of every system's latent location for the
+def system_locations(post: Fit) -> np.ndarray:
+    """Fit draws ``(n_draws, n_systems)`` of every system's latent location for the
     fixed panel, ``mu + system_effect`` plus the mean over the panel's levels of its
     interaction with every fixed facet (system x judge with a fixed panel of judges), chains
     stacked.
@@ -107,7 +106,7 @@ def system_locations(post: Posterior) -> np.ndarray:
     return mu + effect
 
 
-def score_at(post: Posterior, latent: np.ndarray) -> np.ndarray:
+def score_at(post: Fit, latent: np.ndarray) -> np.ndarray:
     """Each draw's population score ``S_d`` (module docstring) at latent values ``latent``
     ``(n_draws, k)``: the fixed panel's levels averaged, every random term that involves a
     sampled facet integrated out, the system effect left to the latent value.
@@ -174,7 +173,7 @@ class SystemScores:
         return base * (1.0 if kind in ("new", "new_own") else self.ratio(kind, systems))
 
 
-def system_scores(post: Posterior, var: dict[str, np.ndarray]) -> SystemScores:
+def system_scores(post: Fit, var: dict[str, np.ndarray]) -> SystemScores:
     """:class:`SystemScores` of a latent comparison, with ``var`` the latent error variances
     (:func:`bayes_tee.posterior.leaderboard.error_variances`).
 
@@ -223,7 +222,7 @@ def difference(scores: SystemScores, i: int, j: int, kind: str, levels: tuple[fl
     }
 
 
-def score_slope(post: Posterior) -> float:
+def score_slope(post: Fit) -> float:
     """Score units per latent unit where the systems are: ``dS_d/dm`` at each system's
     location, averaged over the systems, its posterior median. It carries a latent SE to the
     leaderboard's scale.
@@ -234,3 +233,23 @@ def score_slope(post: Posterior) -> float:
     m = system_locations(post)
     up, down = score_at(post, m + STEP), score_at(post, m - STEP)
     return float(np.median(((up - down) / (2 * STEP)).mean(axis=1)))
+
+
+def system_error_terms(post: Fit) -> dict[str, np.ndarray]:
+    """On a fit that compares systems, which of its random terms (``kind != "fixed"``, in
+    order) enter each error: ``new`` and ``panel`` of one system's mean, and ``new_own``,
+    ``panel_own``, their system-specific part (what a difference keeps); see
+    :mod:`bayes_tee.posterior.leaderboard`.
+    """
+    system = post.design.system
+    terms = [t for t in post.terms if t.kind != "fixed"]
+    # a term is error when it involves a facet whose levels are a sample: the items (and their
+    # categories and the calls) for the panel; every random facet for new levels. A term of fixed
+    # facets only (system x judge with a fixed panel of judges) is part of what is estimated.
+    panel = {"item", "replicate", "category"}
+    new = panel | {t.facets[0] for t in terms if len(t.facets) == 1}
+    facets = [set(t.facets) for t in terms]
+    own = np.array([system in fs for fs in facets])
+    in_new = np.array([bool(fs & new) for fs in facets])
+    in_panel = np.array([bool(fs & panel) for fs in facets])
+    return {"new": in_new, "panel": in_panel, "new_own": own & in_new, "panel_own": own & in_panel}

@@ -1,5 +1,5 @@
 """theta_hat of a fitted posterior: its estimate with panel, TEE and naive intervals (the
-:class:`Posterior` method ``theta``).
+:class:`Fit` method ``theta``).
 
 The closed forms (:mod:`bayes_tee.posterior.components`) answer on the model's scale; the logit
 GLMM's theta goes through simulation (:mod:`bayes_tee.posterior.simulate`).
@@ -15,20 +15,27 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._core.exceptions import DesignError
 from .._core.intervals import check_level
 from .._core.trees import group
 from ..families import get_family
+from ..gstudy.divisors import normal_mixture_quantile
 from . import components as comp
 from . import predictive as pr
 from .simulate import layout, posterior_draws
 
+#: Why a fit that compares systems has no theta.
+ON_SYSTEMS = (
+    "theta() is one benchmark score, and this fit compares systems (the grand mean over them "
+    "scores nothing): post.leaderboard() gives each system's score with its panel and new "
+    "intervals, post.pairs() their differences."
+)
+
 if TYPE_CHECKING:
-    from .facade import Posterior
+    from .fit import Fit
 
 
 def theta(
-    post: Posterior,
+    post: Fit,
     level: float = 0.95,
     *,
     n_draws: int = 400,
@@ -49,12 +56,6 @@ def theta(
 
     >>> post.theta()  # doctest: +SKIP
     """
-    if post.design.system is not None:
-        raise DesignError(
-            "theta() is one benchmark score, and this fit compares systems (the grand mean over them "
-            "scores nothing): post.leaderboard() gives each system's score with its panel and new "
-            "intervals, post.pairs() their differences."
-        )
     a = (1 - check_level(level)) / 2
     z = float(stats.norm.ppf(1 - a))
     d = post.design
@@ -73,7 +74,7 @@ def theta(
     else:  # components on the outcome's scale: the closed form
         contrib = comp.contributions(post.component_draws(), post.terms, d.counts)
         v = contrib.sum("component").values.ravel()
-        half = comp.normal_mixture_quantile(1 - a, np.sqrt(v))
+        half = normal_mixture_quantile(1 - a, np.sqrt(v))
         tee_se = float(np.sqrt(np.mean(v)))
     est = float(np.median(mu))
     row = {

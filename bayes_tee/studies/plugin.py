@@ -46,11 +46,12 @@ from scipy import stats
 
 from .._core.exceptions import ArgumentError, DesignError, DesignWarning
 from .._core.intervals import check_level
+from ..design.design import Design
 from ..design.from_formula import validate_formula
-from ..design.roles import Design, validate_design
+from ..design.roles import validate_design
+from ..gstudy.coefficients import coefficients, g_weights, n_grid
+from ..gstudy.divisors import divisors
 from ..likelihoods.anova import Strata, strata
-from ..posterior.components import divisors
-from ..posterior.reliability import coefficients, g_weights, n_grid
 
 
 @dataclass(frozen=True)

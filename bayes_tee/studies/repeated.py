@@ -24,8 +24,8 @@ import pandas as pd
 
 from .._core.exceptions import DiagnosticWarning
 from ..design.terms import FACETS, model_terms
-from ..posterior.components import divisors
-from ..posterior.dstudy import FIELDS
+from ..gstudy.divisors import divisors
+from ..gstudy.weights import FIELDS
 from ..tee.fit import fit_posterior
 from .dgp import TABLE8_SENSITIVITY, spread_levels, tee_dgp
 

@@ -25,7 +25,8 @@ from scipy import stats
 from .._core.density import zerosum_basis
 from .._core.exceptions import ArgumentError, DesignError, DesignWarning, DiagnosticWarning
 from .._core.priors import PriorSpec
-from ..design.roles import Design, validate_design
+from ..design.design import Design
+from ..design.roles import validate_design
 from ..families import get_family
 from ..likelihoods.glmm_layout import INTERCEPT_UNIT, LOGIT_UNIT
 from ..likelihoods.ordinal_layout import GAP_SD, gap_centre

@@ -34,14 +34,15 @@ from .._core.priors import PriorSpec, get_prior
 from .._core.sampling import sample
 from .._core.trees import draws_tree
 from ..design.build import build_design
-from ..design.roles import Design
+from ..design.design import Design
 from ..families import Family, get_family
 from ..families.binomial import DRAWS as GLMM_DRAWS
 from ..families.binomial import TUNE as GLMM_TUNE
 from ..families.gaussian import DRAWS, TUNE
 from ..likelihoods import Likelihood, build_model, choose_method, get_likelihood, method_note
 from ..likelihoods.registry import GLMM_COORDINATES
-from ..posterior.facade import Posterior, convergence_vars
+from ..posterior.facade import Posterior, posterior_for
+from ..posterior.fit import convergence_vars
 
 __all__ = [
     "DRAWS",
@@ -282,7 +283,7 @@ def make_posterior(
     """The :class:`~bayes_tee.posterior.facade.Posterior`, said to fail its diagnostics (a
     :class:`~bayes_tee.DiagnosticWarning` at the caller's call) when it does.
     """
-    post = Posterior(idata, design, spec, lk.name, info)
+    post = posterior_for(idata, design, spec, lk.name, info)
     diag.warn_if_failed(post.diagnostics(), stacklevel=stacklevel)
     return post
 

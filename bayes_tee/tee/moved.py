@@ -53,7 +53,7 @@ MOVED: dict[str, str] = {
     "predictive": "bayes_tee.posterior.predictive",
     "budget": "bayes_tee.posterior.budget",
     "gaming": "bayes_tee.posterior.gaming",
-    "report": "bayes_tee.posterior.report",
+    "report": "bayes_tee.posterior.reports.single",
     "theta": "bayes_tee.posterior.theta",
     "psens": "bayes_tee.posterior.power_scaling",
     "links": "bayes_tee.posterior.link_comparison",

@@ -30,7 +30,7 @@ from .._core.exceptions import ArgumentError, DiagnosticWarning
 from ..design.formula import parse_formula
 from ..design.terms import FACETS
 from ..families import get_family
-from ..posterior.dstudy import FIELDS
+from ..gstudy.weights import FIELDS
 from ..posterior.facade import Posterior
 from ..posterior.link_comparison import LinkComparison, link_comparison
 from .fit import fit_posterior

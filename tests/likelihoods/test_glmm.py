@@ -133,12 +133,14 @@ def test_probability_shares_agree_with_the_lpm_near_one_half(half):
     common = q.index.intersection(p.index)
     assert np.max(np.abs(p.loc[common, "share_median"] - q.loc[common, "share_median"])) < 0.12
     # on the latent scale the ranking is the same story; the comparison object says so
-    cmp = lpm.compare(glmm)
+    cmp = lpm.link_comparison(glmm)
     assert {"lpm_share_median", "glmm_share_median", "lpm_rank", "glmm_rank"} <= set(cmp.table.columns)
     assert 0.6 < cmp.spearman["at_medians"] <= 1.0
     assert -1 <= cmp.spearman["low"] <= cmp.spearman["median"] <= cmp.spearman["high"] <= 1
     with pytest.raises(ValueError, match="gaussian"):
-        glmm.compare(glmm)
+        glmm.link_comparison(glmm)
+    with pytest.warns(DeprecationWarning, match="link_comparison"):  # the old spelling still works
+        assert lpm.compare(glmm).table.equals(cmp.table)
 
 
 def test_glmm_projection_by_simulation(half):

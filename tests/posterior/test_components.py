@@ -3,13 +3,8 @@ import pytest
 import xarray as xr
 
 from bayes_tee.design.terms import model_terms
-from bayes_tee.posterior.components import (
-    components_table,
-    divisors,
-    normal_mixture_quantile,
-    shares_table,
-    vartheta_contributions,
-)
+from bayes_tee.gstudy.divisors import divisors, normal_mixture_quantile, vartheta_contributions
+from bayes_tee.posterior.components import components_table, shares_table
 
 TERMS = model_terms(("item", "prompt", "temperature", "judge"), replicates=True, category=True)
 LABELS = [t.label for t in TERMS]

@@ -15,6 +15,7 @@ from arviz_stats import ess
 import bayes_tee as bt
 from bayes_tee._core import sampling
 from bayes_tee.design.terms import model_terms
+from bayes_tee.gstudy.layouts import crossed_layout
 from bayes_tee.posterior import dstudy as ds
 from bayes_tee.posterior import predictive as pr
 from bayes_tee.studies import repeated as rp
@@ -27,7 +28,7 @@ def _layout_variance(post, design: dict, n_draws=60, **kw):
     draws = pr.draws_from(post.idata.posterior, post.terms, index)
     c = post.design.counts
     full = {f: design.get(f, c.get(ds.FIELDS[f], 1)) for f in ds.FIELDS}
-    lay = pr.crossed_layout(
+    lay = crossed_layout(
         full["n_items"],
         full["n_prompts"],
         full["n_temperatures"],
@@ -135,12 +136,12 @@ def test_seed002_strategies_match_their_closed_forms():
     # B calls per item, one judge each: item:judge enters per distinct (item, judge) pair
     v_c = s_a**2 / n + s_ij**2 / (n * K) + s_e**2 / (n * B)  # cyclic over calls: B = K, one call per judge
     sim_c = pr.simulate_studies(
-        draws, terms, pr.crossed_layout(n, n_judges=K, n_replicates=B, strategy="cyclic"), **kw
+        draws, terms, crossed_layout(n, n_judges=K, n_replicates=B, strategy="cyclic"), **kw
     )
     np.testing.assert_allclose(sim_c["variance"], v_c, rtol=1e-12)
     assert np.mean(sim_c["error"] ** 2) == pytest.approx(v_c, rel=0.03)
     sim_b = pr.simulate_studies(
-        draws, terms, pr.crossed_layout(n, n_judges=K, n_replicates=B, strategy="random"), **kw
+        draws, terms, crossed_layout(n, n_judges=K, n_replicates=B, strategy="random"), **kw
     )
     # E sum_l W_l^2 for multinomial(B, 1/K) judges per item, over n items
     # per item E sum_j (c_j / B)^2 = 1/K + (1 - 1/K)/B, each item weighing 1/n
@@ -148,7 +149,7 @@ def test_seed002_strategies_match_their_closed_forms():
     v_b = s_a**2 / n + s_ij**2 * e_w2_ij + s_e**2 / (n * B) + s_g / (n * B)
     assert np.mean(sim_b["variance"]) == pytest.approx(v_b, rel=0.01)
     assert np.mean(sim_b["error"] ** 2) == pytest.approx(v_b, rel=0.03)
-    sim_a = pr.simulate_studies(draws, terms, pr.crossed_layout(n, n_judges=K, n_replicates=B), **kw)
+    sim_a = pr.simulate_studies(draws, terms, crossed_layout(n, n_judges=K, n_replicates=B), **kw)
     v_a = s_a**2 / n + s_ij**2 / (n * K) + s_e**2 / (n * K * B)
     np.testing.assert_allclose(sim_a["variance"], v_a, rtol=1e-12)
     assert np.mean(sim_c["variance"]) < np.mean(sim_b["variance"])

@@ -7,8 +7,8 @@ import pytest
 from scipy import stats
 
 import bayes_tee as bt
+from bayes_tee.gstudy.divisors import divisors
 from bayes_tee.likelihoods.anova import anova_estimates, strata
-from bayes_tee.posterior.components import divisors
 
 ROLES = dict(
     outcome="score",

@@ -1,6 +1,6 @@
 """Text and HTML of a fit that compares systems: the summary, the paragraph for the paper and
 the report, around the leaderboard (:mod:`bayes_tee.posterior.leaderboard`) instead of one
-benchmark score. The :class:`Posterior` methods ``summary``, ``writeup`` and ``report`` call
+benchmark score. The :class:`bayes_tee.Posterior` methods ``summary``, ``writeup`` and ``report`` call
 these when the fit has ``system=``.
 
 >>> print(writeup(post))  # doctest: +SKIP
@@ -15,21 +15,22 @@ from typing import TYPE_CHECKING, Mapping
 import numpy as np
 import pandas as pd
 
-from .._core import diagnostics as diag
-from .._core.files import writable_file
-from ..families import get_family
-from ..plots import plot_dstudy, plot_frontier, plot_leaderboard, plot_p_better, plot_ranks
-from . import leaderboard as board
-from .report import _pct, _png, _prob, _quiet, _table, budget_plan, framed_summary, page_head, report_grid
+from ..._core import diagnostics as diag
+from ..._core.files import writable_file
+from ...families import get_family
+from ...plots import plot_dstudy, plot_frontier, plot_leaderboard, plot_p_better, plot_ranks
+from .. import leaderboard as board
+from .. import separation as rel
+from .parts import budget_plan, framed_summary, page_head, pct, png, prob, report_grid, table_html
 
 if TYPE_CHECKING:
-    from .facade import Posterior
+    from ..fit import Fit
 
 #: Pairs shown in the text and the report: the closest ones, where a ranking is decided.
 N_PAIRS = 12
 
 
-def summary(post: Posterior) -> str:
+def summary(post: Fit) -> str:
     """Plain-text summary of a comparison: design, components, leaderboard, the closest
     pairs, what sets the SE of a difference, and diagnostics.
     """
@@ -44,19 +45,19 @@ def summary(post: Posterior) -> str:
             "\nClosest pairs (difference a - b, 90% and simultaneous intervals):",
             pairs.round(4).to_string(index=False),
             "\nShares of the variance of a difference between two systems:",
-            post.shares().drop(columns="divisor").round(4).to_string(index=False),
+            rel.difference_shares(post).drop(columns="divisor").round(4).to_string(index=False),
         ]
 
     return framed_summary(post, middle)
 
 
-def writeup(post: Posterior, level: float = 0.9, n_top: int = 2) -> str:
+def writeup(post: Fit, level: float = 0.9, n_top: int = 2) -> str:
     """A paragraph for the paper: the leaderboard's top, how sure its order is, what sets the
     SE of a difference, and the design that would separate close systems.
 
     Parameters
     ----------
-    post : Posterior
+    post : Fit
         A fit with ``system=``.
     level : float
         Level of the intervals.
@@ -65,9 +66,9 @@ def writeup(post: Posterior, level: float = 0.9, n_top: int = 2) -> str:
     """
     d = post.design
     system = board.require_systems(post)
-    table = _quiet(board.leaderboard, post, level=level)
-    pairs = _quiet(board.pairs, post, level=level)
-    shares = _quiet(post.shares, level=level).sort_values("share_median", ascending=False)
+    table = board.leaderboard(post, level=level)
+    pairs = board.pairs(post, level=level)
+    shares = rel.difference_shares(post, level=level).sort_values("share_median", ascending=False)
     S = len(d.levels[system])
     dims = ", ".join(f"{len(d.levels[f])} {f}s" for f in d.facets if f not in ("item", system))
     best, second = table.iloc[0], table.iloc[1]
@@ -75,11 +76,11 @@ def writeup(post: Posterior, level: float = 0.9, n_top: int = 2) -> str:
     resolved = (pairs["low"] > 0) | (pairs["high"] < 0)
     sim_resolved = (pairs["simultaneous_low"] > 0) | (pairs["simultaneous_high"] < 0)
     named = "; ".join(
-        f"{r.component} {_pct(r.share_median)} ({_pct(r.share_low)}-{_pct(r.share_high)})"
+        f"{r.component} {pct(r.share_median)} ({pct(r.share_low)}-{pct(r.share_high)})"
         for r in shares.head(n_top).itertuples()
     )
     gap = float(np.median(np.abs(np.diff(table["estimate"].to_numpy()))))
-    sep = _quiet(post.dstudy, n_items=sorted({int(d.counts["item"]), int(2 * d.counts["item"]),
+    sep = rel.separation(post, n_items=sorted({int(d.counts["item"]), int(2 * d.counts["item"]),
                                               int(4 * d.counts["item"])}), gap=gap, level=level)  # fmt: skip
     text = [
         f"We compared {S} systems on {len(d.levels['item'])} items ({dims}; {d.n_rows:,} scored calls) "
@@ -90,16 +91,16 @@ def writeup(post: Posterior, level: float = 0.9, n_top: int = 2) -> str:
         f"{best['system']} ranks first ({best['estimate']:.3g}; {level:.0%} interval over new "
         f"{'items and prompts' if 'prompt' in d.facets else 'items'} [{best['new_low']:.3g}, "
         f"{best['new_high']:.3g}], for these judges and prompts [{best['panel_low']:.3g}, "
-        f"{best['panel_high']:.3g}]) with probability {_prob(best['p_best'])} of being best; it leads "
+        f"{best['panel_high']:.3g}]) with probability {prob(best['p_best'])} of being best; it leads "
         f"{second['system']} by {top['difference']:.3g} [{top['low']:.3g}, {top['high']:.3g}], "
-        f"P(ahead) {_prob(top['p_a_better'])}.",
+        f"P(ahead) {prob(top['p_a_better'])}.",
         f"{int(resolved.sum())} of {len(pairs)} pairwise differences exclude zero at {level:.0%} "
         f"({int(sim_resolved.sum())} with simultaneous intervals over all pairs).",
         f"The error of a difference between two systems comes mostly from {named}: shared effects "
         "(an item's difficulty, a judge's leniency) cancel in a comparison.",
         f"A typical gap between adjacent systems ({gap:.3g}) is resolved with probability "
-        f"{_prob(sep['p_resolved'].iloc[0])} at {int(sep['n_items'].iloc[0])} items and "
-        f"{_prob(sep['p_resolved'].iloc[-1])} at {int(sep['n_items'].iloc[-1])}.",
+        f"{prob(sep['p_resolved'].iloc[0])} at {int(sep['n_items'].iloc[0])} items and "
+        f"{prob(sep['p_resolved'].iloc[-1])} at {int(sep['n_items'].iloc[-1])}.",
     ]
     msg = diag.message(post.diagnostics())
     text.append(
@@ -110,7 +111,7 @@ def writeup(post: Posterior, level: float = 0.9, n_top: int = 2) -> str:
     return " ".join(text)
 
 
-def _scale_sentence(post: Posterior) -> list[str]:
+def _scale_sentence(post: Fit) -> list[str]:
     """For a binomial or ordinal comparison: in what units its scores are, and on what scale
     its variance components are.
     """
@@ -125,7 +126,7 @@ def _scale_sentence(post: Posterior) -> list[str]:
 
 
 def report(
-    post: Posterior,
+    post: Fit,
     path: str | Path,
     *,
     budget: float | None = None,
@@ -141,32 +142,32 @@ def report(
     signature and not used here.
     """
     path = writable_file(path, "report.html")
-    table = _quiet(board.leaderboard, post, level=level)
-    pairs = _quiet(board.pairs, post, level=level)
+    table = board.leaderboard(post, level=level)
+    pairs = board.pairs(post, level=level)
     closest = pairs.reindex(pairs["difference"].abs().sort_values().index).head(N_PAIRS)
-    dst = _quiet(post.dstudy, **report_grid(post))
+    dst = rel.separation(post, **report_grid(post))
     budget, plan = budget_plan(post, budget, cost_per_call)
     parts = [
         *page_head(post, title, writeup(post, level=level)),
         "<h2>Leaderboard</h2>",
         f"<p>{level:.0%} intervals. <b>panel</b>: for these judges and prompts, over the item "
         f"population; <b>new</b>: {html.escape(table.attrs['note'].removeprefix('new: '))}.</p>",
-        _table(table),
-        _png(plot_leaderboard(table)),
-        _png(plot_ranks(_quiet(board.rank_probabilities, post))),
+        table_html(table),
+        png(plot_leaderboard(table)),
+        png(plot_ranks(board.rank_probabilities(post))),
         "<h2>Pairwise differences</h2>",
         f"<p>The {len(closest)} closest pairs of {len(pairs)}; simultaneous intervals hold for all "
         f"pairs at once (Sidak, {pairs.attrs['simultaneous_level']:.4f} each).</p>",
-        _table(closest),
-        _png(plot_p_better(board.p_better_matrix(post, table=pairs))),
+        table_html(closest),
+        png(plot_p_better(board.p_better_matrix(post, table=pairs))),
         "<h2>What sets the error of a difference</h2>",
-        _table(_quiet(post.shares).drop(columns="divisor")),
+        table_html(rel.difference_shares(post).drop(columns="divisor")),
         "<h2>Relative D-study: the SE of a difference</h2>",
-        _png(plot_dstudy(dst)),
-        _table(dst.sort_values("se_median").head(12).drop(columns=["var_ratio_low", "var_ratio_high"])),
+        png(plot_dstudy(dst)),
+        table_html(dst.sort_values("se_median").head(12).drop(columns=["var_ratio_low", "var_ratio_high"])),
         f"<h2>Budget to separate two systems (budget {budget:,.0f}, every system scored)</h2>",
-        _png(plot_frontier(plan)),
-        _table(pd.DataFrame([plan.best])),
+        png(plot_frontier(plan)),
+        table_html(pd.DataFrame([plan.best])),
         "</body></html>",
     ]
     path.parent.mkdir(parents=True, exist_ok=True)

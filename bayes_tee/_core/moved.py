@@ -1,0 +1,75 @@
+"""Old import paths of modules and names that moved: they still import, with a
+:class:`DeprecationWarning` naming the new place, until 0.4.
+
+Modules: ``import bayes_tee.posterior.report`` gives the module now at
+``bayes_tee.posterior.reports.single`` (the same module object, so state is shared). Names: a
+module that gave a name away ends with ``__getattr__ = moved_names(__name__, {...})``, so
+``from bayes_tee.posterior.dstudy import counts_with`` still works, with the warning.
+
+>>> import warnings
+>>> with warnings.catch_warnings(record=True) as caught:
+...     warnings.simplefilter("always")
+...     from bayes_tee.posterior import comparison
+>>> comparison.__name__, caught[0].category.__name__
+('bayes_tee.posterior.reports.systems', 'DeprecationWarning')
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import sys
+import types
+import warnings
+from typing import Any, Callable
+
+#: Old module -> its module now (full dotted names).
+MODULES: dict[str, str] = {
+    "bayes_tee.posterior.report": "bayes_tee.posterior.reports.single",
+    "bayes_tee.posterior.comparison": "bayes_tee.posterior.reports.systems",
+}
+
+
+def _warn(old: str, new: str, stacklevel: int) -> None:
+    warnings.warn(
+        f"{old} moved to {new}; import it from there (the old path is removed in 0.4).",
+        DeprecationWarning,
+        stacklevel=stacklevel,
+    )
+
+
+def moved_names(module: str, names: dict[str, str]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` that hands out the ``names`` it gave away (name -> the module
+    now holding it), each with a deprecation warning.
+    """
+
+    def __getattr__(name: str) -> Any:
+        if name not in names:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        _warn(f"{module}.{name}", f"{names[name]}.{name}", stacklevel=3)
+        return getattr(importlib.import_module(names[name]), name)
+
+    return __getattr__
+
+
+class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds an old module path of :data:`MODULES` and loads it as the module at its new path."""
+
+    def find_spec(self, fullname, path=None, target=None):  # noqa: D102
+        return importlib.machinery.ModuleSpec(fullname, self) if fullname in MODULES else None
+
+    def create_module(self, spec):  # noqa: D102
+        return types.ModuleType(spec.name)
+
+    def exec_module(self, module):  # noqa: D102
+        # the import system returns what sys.modules holds under the name after this call
+        new = MODULES[module.__name__]
+        _warn(module.__name__, new, stacklevel=4)
+        sys.modules[module.__name__] = importlib.import_module(new)
+
+
+def install() -> None:
+    """Put the alias finder first on ``sys.meta_path`` (once)."""
+    if not any(isinstance(f, _Alias) for f in sys.meta_path):
+        sys.meta_path.insert(0, _Alias())
