@@ -22,7 +22,7 @@ import pandas as pd
 
 import bayes_tee as bt
 from bayes_tee.calibration.fit import calibrate
-from bayes_tee.studies.dgp import judge_calibration
+from bayes_tee.studies.verdicts_dgp import judge_calibration
 
 ACC = {"A": 0.70, "B": 0.65}
 CONDITIONS = [("J", J, 0.1) for J in (0.2, 0.4, 0.6, 0.8)] + [("gap", 0.4, g) for g in (0.0, 0.1, 0.2, 0.3)]

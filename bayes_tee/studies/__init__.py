@@ -5,19 +5,18 @@ interval coverage (:mod:`~bayes_tee.studies.coverage`), repeated-evaluation chec
 (:mod:`~bayes_tee.studies.sbc`). Exposed as ``bt.simulate``.
 """
 
-from . import coverage, dgp, plugin, repeated, sbc
+from . import coverage, dgp, plugin, repeated, sbc, verdicts_dgp
 from .coverage import CoverageStudy, coverage_staircase, coverage_study
 from .dgp import (
     TABLE8_SENSITIVITY,
     gstudy_dgp,
-    judge_calibration,
-    pairwise_battles,
     panel_effects,
     spread_levels,
     systems_dgp,
     tee_dgp,
 )
 from .sbc import SBCRun, sbc_study
+from .verdicts_dgp import judge_calibration, pairwise_battles
 
 __all__ = [
     "TABLE8_SENSITIVITY",
@@ -38,4 +37,5 @@ __all__ = [
     "spread_levels",
     "systems_dgp",
     "tee_dgp",
+    "verdicts_dgp",
 ]

@@ -28,14 +28,10 @@ are written to ``cache_dir`` as they finish, so an interrupted study resumes whe
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import inspect
-import json
 import multiprocessing as mp
 import os
 import pickle
-import sys
 import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor
@@ -52,6 +48,7 @@ from .._core.exceptions import ArgumentError, DiagnosticWarning
 from ..design.roles import validate_design
 from ..plots import plot_coverage, plot_staircase
 from ..tee.fit import fit_posterior
+from . import workers
 from .dgp import tee_dgp
 from .plugin import plugin_fit
 
@@ -302,24 +299,6 @@ def _run_chunk(
     return pd.DataFrame(rows)
 
 
-def _study_key(
-    dgp, design, dgp_kwargs, methods, levels, random_seed, n_components, n_boot, fit_kwargs
-) -> str:
-    name = f"{getattr(dgp, '__module__', '')}.{getattr(dgp, '__qualname__', repr(dgp))}"
-    parts = [
-        name,
-        design,
-        dgp_kwargs,
-        list(methods),
-        list(levels),
-        random_seed,
-        n_components,
-        n_boot,
-        fit_kwargs,
-    ]
-    return hashlib.sha1(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
-
-
 def _payload(*args) -> bytes:
     """A chunk's arguments for a worker process, pickled by value where they must be: a ``dgp``
     defined in the user's script or notebook travels as code, not as a name in ``__main__``.
@@ -330,47 +309,6 @@ def _payload(*args) -> bytes:
 def _run_payload(payload: bytes) -> pd.DataFrame:
     """Worker entry point: :func:`_run_chunk` on the unpickled arguments."""
     return _run_chunk(*pickle.loads(payload))
-
-
-@contextlib.contextmanager
-def _main_not_reimported(active: bool):
-    """Start spawned workers without re-running the user's main module.
-
-    ``spawn`` makes each worker import ``__main__`` from its file: that fails for a script read
-    from stdin (``<stdin>`` is not a file) and re-runs a script without a ``__main__`` guard in
-    every worker. The workers need nothing from it (the payload carries any code by value), so
-    while they start, ``__main__`` shows no file to import.
-    """
-    main = sys.modules.get("__main__")
-    saved = {k: getattr(main, k) for k in ("__file__", "__spec__") if hasattr(main, k)} if active else {}
-    try:
-        for k in saved:
-            if k == "__file__":
-                delattr(main, k)
-            else:
-                setattr(main, k, None)
-        yield
-    finally:
-        for k, v in saved.items():
-            setattr(main, k, v)
-
-
-def _submit(executor, fn, *args):
-    return executor.submit(fn, *args, pure=False) if _is_dask(executor) else executor.submit(fn, *args)
-
-
-def _is_dask(executor) -> bool:
-    return type(executor).__module__.startswith("distributed")
-
-
-def _as_completed(executor, futures):
-    if _is_dask(executor):
-        from distributed import as_completed
-
-        return as_completed(futures)
-    from concurrent.futures import as_completed
-
-    return as_completed(futures)
 
 
 def coverage_study(
@@ -461,7 +399,7 @@ def coverage_study(
     done: list[pd.DataFrame] = []
     tasks = []
     for i, design in enumerate(designs):
-        key = _study_key(
+        key = workers.study_key(
             dgp, design, dgp_kwargs, methods, levels, random_seed, n_components, n_boot, fit_kwargs
         )
         finished: set[int] = set()
@@ -488,7 +426,7 @@ def coverage_study(
             )
 
     t0 = time.perf_counter()
-    with _progress(progressbar, sum(len(t[2]) for t in tasks)) as advance:
+    with workers.progress(progressbar, sum(len(t[2]) for t in tasks)) as advance:
         if executor is None and n_workers == 1:
             for i, key, sims in tasks:
                 store(key, _run_chunk(*args(i, sims)))
@@ -500,12 +438,12 @@ def coverage_study(
                     max_workers=n_workers, mp_context=mp.get_context("spawn")
                 )
             try:
-                with _main_not_reimported(own is not None):
+                with workers.main_not_reimported(own is not None):
                     futures = {
-                        _submit(executor, _run_payload, _payload(*args(i, sims))): (key, len(sims))
+                        workers.submit(executor, _run_payload, _payload(*args(i, sims))): (key, len(sims))
                         for i, key, sims in tasks
                     }
-                for fut in _as_completed(executor, list(futures)):
+                for fut in workers.as_completed(executor, list(futures)):
                     key, n = futures[fut]
                     store(key, fut.result())
                     advance(n)
@@ -539,27 +477,6 @@ def coverage_study(
         "n_compiles": int(per_fit["compiled"].sum()) if len(per_fit) else 0,
     }
     return CoverageStudy(results, info)
-
-
-class _progress:
-    """A rich progress bar over data sets (or nothing)."""
-
-    def __init__(self, show: bool, total: int) -> None:
-        self.show, self.total = show, total
-
-    def __enter__(self):
-        if not self.show or self.total == 0:
-            return lambda n: None
-        from rich.progress import Progress
-
-        self.bar = Progress()
-        self.bar.start()
-        task = self.bar.add_task("simulated data sets", total=self.total)
-        return lambda n: self.bar.advance(task, n)
-
-    def __exit__(self, *exc) -> None:
-        if self.show and self.total:
-            self.bar.stop()
 
 
 #: Messing (2026) App. E.4, Table 9: what each scenario samples (V, M, H, R). Our model always carries

@@ -12,7 +12,7 @@ from scipy import stats
 import bayes_tee as bt
 from bayes_tee.calibration import baselines as jb
 from bayes_tee.calibration.fit import calibrate, split
-from bayes_tee.studies.dgp import judge_calibration
+from bayes_tee.studies.verdicts_dgp import judge_calibration
 
 FAST = dict(chains=4, draws=500, tune=500)
 #: fits whose diagnostics a test asserts clean: 4 x 500 draws leave R-hat at the 1.01 edge

@@ -1,0 +1,219 @@
+"""The ``bayes-tee`` command line over the same functions as the Python API: :func:`main` runs a
+subcommand; its arguments are :mod:`~.parser` (whose text is the ``--help`` page), what it reads
+is :mod:`~.inputs` and what it prints :mod:`~.output`. Nothing heavy is imported until a
+subcommand runs.
+
+>>> main(["--help"])  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from pathlib import Path
+
+from .._core.exceptions import DesignError, DiagnosticWarning, first_line
+from .inputs import _costs, _counts, _design, _ints, _read, _read_logs, _roles
+from .output import _emit, _print_design, _print_leaderboard, _report, _rich_summary
+from .parser import ROLE_FLAGS, _parser
+
+# Nothing heavy is imported above: each subcommand loads its machinery (pandas, the fit, ArviZ,
+# matplotlib) when it runs, and the lists of prior presets, families and likelihoods are read
+# from their registries only when a subcommand's help or its arguments need them, so
+# `bayes-tee --help` loads neither NumPy nor SciPy.
+
+
+def _quiet_third_party() -> None:
+    warnings.filterwarnings("ignore", message=".*ArviZ is undergoing a major refactor.*")
+    warnings.filterwarnings("ignore", message="PyTensor could not link to a BLAS installation")
+
+
+def _fit(args, df, roles):
+    from ..tee.fit import fit_posterior
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DiagnosticWarning)  # the summary prints it
+        return fit_posterior(
+            df,
+            **roles,
+            chains=args.chains,
+            tune=args.tune,
+            draws=args.draws,
+            random_seed=args.seed,
+            progressbar=not args.quiet,
+            family=getattr(args, "family", "gaussian"),
+            swapped=getattr(args, "swapped", None),
+            judge_effect=getattr(args, "judge_effect", "fixed"),
+            priors=getattr(args, "priors", None),
+            method=getattr(args, "method", "auto"),
+            formula=getattr(args, "formula", None),
+            system=getattr(args, "system", None),
+            thresholds=getattr(args, "thresholds", "common"),
+            spread=getattr(args, "spread", "common"),
+        )
+
+
+def _run(args) -> object:
+    from .._core import diagnostics as diag
+    from ..posterior.facade import load
+
+    if args.command in ("summary", "dstudy", "reliability", "allocate", "report"):
+        post = load(args.posterior)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DiagnosticWarning)  # printed once below
+            if args.command == "summary":
+                if args.json:
+                    import json
+
+                    print(
+                        json.dumps(
+                            {
+                                "components": post.components().to_dict("records"),
+                                "shares": post.shares().to_dict("records"),
+                                **(
+                                    {"leaderboard": post.leaderboard().to_dict("records")}
+                                    if post.design.system
+                                    else {"theta": post.theta().to_dict("records")[0]}
+                                ),
+                                "diagnostics": post.diagnostics(),
+                            },
+                            default=float,
+                        )
+                    )
+                elif sys.stdout.isatty():
+                    _rich_summary(post)
+                else:
+                    print(post.summary())
+            elif args.command == "dstudy":
+                grid = {
+                    k: _ints(getattr(args, f))
+                    for k, f in (
+                        ("n_items", "items"),
+                        ("n_prompts", "prompts"),
+                        ("n_judges", "judges"),
+                        ("n_temperatures", "temperatures"),
+                        ("n_replicates", "replicates"),
+                    )
+                }
+                table = post.dstudy(
+                    **{k: v for k, v in grid.items() if v is not None},
+                    n=_counts(args.n),
+                    target_se=args.target_se,
+                )
+                what = "a difference between two systems" if post.design.system else "theta_hat"
+                _emit(args, table, f"Projected SE of {what} (posterior median and 90% interval):")
+            elif args.command == "reliability":
+                table = post.reliability(object=args.object, n=_counts(args.n))
+                _emit(
+                    args, table, "E rho^2 (relative) and Phi (absolute), posterior median and 90% interval:"
+                )
+            elif args.command == "allocate":
+                plan = post.allocate(args.budget, **_costs(args.costs), max_items=args.max_items)
+                _emit(args, plan.best.to_frame().T, f"Best design at budget {args.budget:g}:")
+                if not args.json:
+                    _emit(args, plan.frontier, "\nFrontier:")
+            else:
+                costs = _costs(args.costs)
+                path = post.report(
+                    args.html, budget=args.budget, cost_per_call=costs.get("cost_per_call", 1.0)
+                )
+                print(f"Report written to {path}")
+        msg = diag.message(post.diagnostics())
+        if msg and not getattr(args, "json", False) and args.command != "summary":
+            print(f"WARNING: {msg}", file=sys.stderr)
+        return post
+    if args.command == "demo":
+        from ..datasets import load as load_data
+
+        df = load_data("tee_demo")
+        roles = {r: r for r in ROLE_FLAGS if r not in ("outcome", "position")} | {"outcome": "score"}
+        save = args.save
+    elif args.source is not None:
+        from ..io import describe
+
+        df = _read_logs(args)
+        print(describe(df))
+        if "model" in df.columns and df["model"].nunique() > 1 and args.system != "model":
+            models = ", ".join(map(str, sorted(df["model"].unique())))
+            if args.dry_run:
+                print(
+                    f"Several models: add --model NAME (one of {models}) to validate and fit one, or "
+                    "--system model to compare them in one fit."
+                )
+                return None
+            raise DesignError(
+                f"The logs hold several models ({models}): compare them with --system model, or fit one "
+                "at a time with --model NAME."
+            )
+        roles = {}
+        if getattr(args, "dry_run", False):
+            _print_design(_design(args, df, roles))
+            return None
+        if not args.out and args.command == "fit":
+            raise DesignError("--out is required (where to save the posterior), unless --dry-run.")
+        save = args.out
+    elif args.command == "leaderboard" and args.data.endswith(".nc"):
+        post = load(args.data)
+        _print_leaderboard(args, post)
+        return post
+    else:
+        df = _read(args.data)
+        if args.model or args.scorers:
+            raise DesignError(
+                "--model and --scorers select from evaluation logs: add --from inspect|promptfoo|lm-eval."
+            )
+        roles = _roles(args)
+        if getattr(args, "dry_run", False):
+            _print_design(_design(args, df, roles))
+            return None
+        if not args.out and args.command == "fit":
+            raise DesignError("--out is required (where to save the posterior), unless --dry-run.")
+        save = args.out
+    if args.command == "leaderboard" and not args.system and not args.formula:
+        raise DesignError(
+            "leaderboard compares systems: name their column with --system (e.g. --system model)."
+        )
+    post = _fit(args, df, roles)
+    if args.command == "leaderboard":
+        _print_leaderboard(args, post)
+    else:
+        _report(post, Path(args.out) if args.command == "demo" else None)
+    if save:
+        print(f"Posterior saved to {post.save(save)}")
+    return post
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``bayes-tee`` console script."""
+    _quiet_third_party()
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as stop:  # --help (0) or a usage error (1)
+        return int(stop.code or 0)
+    try:
+        post = _run(args)
+    except (DesignError, FileNotFoundError, ValueError, KeyError, OSError) as err:
+        print(f"bayes-tee: error: {err}", file=sys.stderr)
+        return 1
+    except RuntimeError as err:  # a sampler or library failure: one line, not a traceback
+        first = first_line(err)
+        print(f"bayes-tee: error: the fit failed: {first}", file=sys.stderr)
+        return 1
+    except Exception as err:  # a defect of ours: one line and how to see it whole
+        if os.environ.get("BAYES_TEE_TRACEBACK"):
+            raise
+        first = first_line(err)
+        print(
+            f"bayes-tee: error: unexpected {type(err).__name__}: {first} (a defect: please report it "
+            "with the command; BAYES_TEE_TRACEBACK=1 shows the traceback).",
+            file=sys.stderr,
+        )
+        return 3
+    if post is not None and getattr(args, "strict", False) and not post.diagnostics()["ok"]:
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
