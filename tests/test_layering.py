@@ -38,7 +38,7 @@ LAYERS = {
 }
 #: No room may hold more than this share of the package's non-blank lines.
 MAX_ROOM_SHARE = 0.30
-MAX_MODULE_LINES = 600
+MAX_MODULE_LINES = 500
 MAX_POSTERIOR_LINES = 350
 #: Modules the posterior room's facade alone may name or import.
 FACADE = "bayes_tee.posterior.facade"

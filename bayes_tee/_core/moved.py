@@ -28,6 +28,26 @@ from typing import Any, Callable
 MODULES: dict[str, str] = {
     "bayes_tee.posterior.report": "bayes_tee.posterior.reports.single",
     "bayes_tee.posterior.comparison": "bayes_tee.posterior.reports.systems",
+    # one folder per likelihood family
+    "bayes_tee.likelihoods.augment": "bayes_tee.likelihoods.strata.augment",
+    "bayes_tee.likelihoods.balanced": "bayes_tee.likelihoods.strata.balanced",
+    "bayes_tee.likelihoods.augmented": "bayes_tee.likelihoods.strata.augmented",
+    "bayes_tee.likelihoods.strata_density": "bayes_tee.likelihoods.strata.density",
+    "bayes_tee.likelihoods.kernels.strata": "bayes_tee.likelihoods.strata.kernel",
+    "bayes_tee.likelihoods.blocks_layout": "bayes_tee.likelihoods.blocks.layout",
+    "bayes_tee.likelihoods.blocks_density": "bayes_tee.likelihoods.blocks.density",
+    "bayes_tee.likelihoods.kernels.blocks": "bayes_tee.likelihoods.blocks.kernel",
+    "bayes_tee.likelihoods.marginal": "bayes_tee.likelihoods.marginal.model",
+    "bayes_tee.likelihoods.cells": "bayes_tee.likelihoods.cells.model",
+    "bayes_tee.likelihoods.glmm_layout": "bayes_tee.likelihoods.logit_glmm.layout",
+    "bayes_tee.likelihoods.binomial": "bayes_tee.likelihoods.logit_glmm.model",
+    "bayes_tee.likelihoods.quadrature": "bayes_tee.likelihoods.logit_glmm.quadrature",
+    "bayes_tee.likelihoods.binomial_density": "bayes_tee.likelihoods.logit_glmm.density",
+    "bayes_tee.likelihoods.kernels.binomial": "bayes_tee.likelihoods.logit_glmm.kernel",
+    "bayes_tee.likelihoods.ordinal_layout": "bayes_tee.likelihoods.ordinal.layout",
+    "bayes_tee.likelihoods.ordinal": "bayes_tee.likelihoods.ordinal.model",
+    "bayes_tee.likelihoods.ordinal_density": "bayes_tee.likelihoods.ordinal.density",
+    "bayes_tee.likelihoods.kernels.ordinal": "bayes_tee.likelihoods.ordinal.kernel",
 }
 
 

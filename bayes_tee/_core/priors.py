@@ -83,7 +83,7 @@ class SDPrior:
     def log_normaliser(self, outcome_sd: float) -> float:
         """The log density's constant: its value at ``sigma = 0`` (the same normalisation as the
         PyMC variable of :meth:`build`). The strata kernel adds the ``sigma``-dependent part
-        (:mod:`bayes_tee.likelihoods.kernels.strata`).
+        (:mod:`bayes_tee.likelihoods.strata.kernel`).
 
         >>> round(SDPrior("half_normal", 1.0).log_normaliser(1.0), 4)
         -0.2258

@@ -172,7 +172,7 @@ def gap_adaptation(data: CalibrationData) -> dict[str, tuple[np.ndarray, np.ndar
     (``q = 1 + tau^2 info``, ``a = tau^2 info v_hat / q``, ``b = tau / sqrt(q)``), with the
     prior of ``v`` and the Jacobian in place of ``z``'s: the same model, non-centred where
     ``tau`` is small and centred on the data where it is large, as
-    :func:`~bayes_tee.likelihoods.glmm_layout.sweep_adaptation` does for the GLMM's few-level
+    :func:`~bayes_tee.likelihoods.logit_glmm.layout.sweep_adaptation` does for the GLMM's few-level
     terms. A gap SD estimated from two systems spans both regimes: either fixed choice funnels
     at one end (measured on 16 two-system fits of 4 x 500 draws: centred, 0-17 divergences a
     fit; non-centred, 1 fit in 16 diverging and R-hat up to 1.011; adapted, 16 of 16 clean at

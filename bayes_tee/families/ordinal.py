@@ -3,7 +3,7 @@
 A score ``y`` in ``K >= 3`` ordered categories is a latent value ``eta + e`` cut at ``K - 1``
 thresholds, ``e`` logistic (``family="ordinal"``) or standard normal (``"ordinal_probit"``).
 The latent linear predictor ``eta`` has the TEE model's crossed random effects exactly as the
-logit GLMM does (:mod:`bayes_tee.likelihoods.glmm_layout`); the residual's variance is the
+logit GLMM does (:mod:`bayes_tee.likelihoods.logit_glmm.layout`); the residual's variance is the
 link's constant (pi^2/3 or 1), so components and shares are on the latent scale. The cutpoints
 are the whole panel's (``thresholds="common"``) or each judge's own (``"judge"``: scale-use
 heterogeneity, the rater's differential item functioning).
@@ -27,7 +27,7 @@ from .base import Family
 #: The logistic residual's variance, as for the binomial family.
 BINOMIAL_RESIDUAL = float(np.pi**2 / 3)
 #: Sampler defaults. With every non-centred level but the cell effect's adapted to its data
-#: (:func:`~bayes_tee.likelihoods.glmm_layout.level_adaptation`) the slowest SDs mix at 0.16-0.34
+#: (:func:`~bayes_tee.likelihoods.logit_glmm.layout.level_adaptation`) the slowest SDs mix at 0.16-0.34
 #: ESS a draw on the Likert benchmark (benchmarks/bench_ordinal.py, 4,080 scores, five random
 #: terms, six data sets: bulk ESS 661-1,354 in 4 x 1,000 draws) and at 0.10 or more on small
 #: designs with one call per cell (40 items, two to four prompts: 400-728), so 2,000 per chain.

@@ -7,20 +7,25 @@ differ in what is integrated out and so in cost and geometry:
 ===================  ========================================================================  ==========
 name                 when                                                                      module
 ===================  ========================================================================  ==========
-balanced             every cell present with equal replicates (exact strata likelihood)        balanced
-augmented            nearly balanced: the balanced likelihood with latent missing values       augmented
-marginal             any Gaussian design, every random effect integrated out exactly           marginal
-cells                any Gaussian design, random effects sampled (when marginal is costly)     cells
-rows                 one term per call: the textbook baseline, for benchmarks                  cells
-binomial             the logit GLMM on successes out of trials per cell, cell effect sampled   binomial
-binomial_quadrature  the GLMM with the cell effect integrated out by adaptive quadrature       quadrature
-ordinal              cumulative-logit GLMM on each cell's calls per category (Likert scores)   ordinal
-ordinal_probit       the same with the probit link                                             ordinal
+balanced             every cell present with equal replicates (exact strata likelihood)        strata/
+augmented            nearly balanced: the balanced likelihood with latent missing values       strata/
+marginal             any Gaussian design, every random effect integrated out exactly           marginal/
+cells                any Gaussian design, random effects sampled (when marginal is costly)     cells/
+rows                 one term per call: the textbook baseline, for benchmarks                  rows
+binomial             the logit GLMM on successes out of trials per cell, cell effect sampled   logit_glmm/
+binomial_quadrature  the GLMM with the cell effect integrated out by adaptive quadrature       logit_glmm/
+ordinal              cumulative-logit GLMM on each cell's calls per category (Likert scores)   ordinal/
+ordinal_probit       the same with the probit link                                             ordinal/
 ===================  ========================================================================  ==========
 
 :data:`LIKELIHOODS` maps each name to what the rest of the package needs to know about it
-(:class:`Likelihood`); a new likelihood is one module plus one entry. ``balanced`` and
-``augmented`` also exist as a NumPy/numba density (:mod:`.strata_density`), which nutpie samples
+(:class:`Likelihood`, its builders named by :class:`~.registry.Lazy` references); a new
+likelihood is one folder (its layout, PyMC model, NumPy density and numba kernel side by side)
+plus one entry. The item-blocks likelihood (``blocks/``) is the marginal model's PyMC graph with
+its own density; shared pieces sit at the top: ``anova`` (strata algebra and moment estimates),
+``levels``, ``linalg``, ``parts`` (PyMC pieces) and ``kernels/`` (the SD priors every kernel
+calls, the C callbacks, the kernels' cache key). ``balanced`` and
+``augmented`` also exist as a NumPy/numba density (:mod:`.strata.density`), which nutpie samples
 without compiling anything per layout; the PyMC models stay the reference (the tests hold the
 two equal) and serve PyMC's sampler, power-scaling and in-process refits.
 
@@ -50,8 +55,8 @@ from .registry import (
 )
 
 if TYPE_CHECKING:
-    from .glmm_layout import LOGISTIC_VARIANCE
     from .levels import choose_centering, term_levels
+    from .logit_glmm.layout import LOGISTIC_VARIANCE
 
 #: Names loaded on first use (they need pandas and xarray, which the registry does not).
 _LAZY = {

@@ -11,6 +11,7 @@ once to the command line and the docs.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -97,204 +98,44 @@ class Likelihood:
 GLMM_COORDINATES = 3
 
 
-# PyMC (and PyTensor) are imported where a PyMC graph is built, not by the registry: a fit
-# through a numba density, and the command line, never load them.
+@dataclass(frozen=True)
+class Lazy:
+    """A function of a likelihood's folder named by ``"module:function"`` (under
+    ``bayes_tee.likelihoods``), imported when first called: the registry names every builder,
+    density and cost without loading PyMC, PyTensor or numba until a fit needs them.
 
-
-def _balanced(d: Design, p: PriorSpec, c: dict | None) -> pm.Model:
-    from .balanced import balanced_model
-
-    return balanced_model(d, p)
-
-
-def _balanced_data(d: Design) -> dict[str, np.ndarray]:
-    from .anova import balanced_data
-
-    return balanced_data(d)
-
-
-def _augmented(d: Design, p: PriorSpec, c: dict | None) -> pm.Model:
-    from .augmented import augmented_model
-
-    return augmented_model(d, p)
-
-
-def _marginal(d: Design, p: PriorSpec, c: dict | None) -> pm.Model:
-    from .marginal import marginal_model
-
-    return marginal_model(d, p)
-
-
-def _cell_data(d: Design) -> dict[str, np.ndarray]:
-    from .parts import cell_data
-
-    return cell_data(d)
-
-
-def _cells_key(d: Design) -> tuple:
-    """The cell model's per-term centring, chosen from the data's moment estimates."""
-    from .levels import choose_centering
-
-    return tuple(sorted(choose_centering(d).items()))
-
-
-def _cells(d: Design, p: PriorSpec, c: dict | None, rows: bool = False) -> pm.Model:
-    from .cells import cell_model
-    from .levels import choose_centering
-
-    return cell_model(d, p, c or choose_centering(d), rows=rows)
-
-
-def _binomial(d: Design, p: PriorSpec, c: dict | None, rows: bool = False, quadrature: int | None = None):
-    from .binomial import binomial_model
-
-    return binomial_model(d, p, rows=rows, quadrature=quadrature)
-
-
-def _binomial_density(d: Design, p: PriorSpec) -> Density:
-    from .binomial_density import binomial_density
-
-    return binomial_density(d, p)
-
-
-def _binomial_quadrature_density(d: Design, p: PriorSpec) -> Density:
-    from .binomial_density import binomial_quadrature_density
-
-    return binomial_quadrature_density(d, p)
-
-
-def blocks_cost(design: Design) -> float:
-    """Floating-point operations per evaluation of the ``blocks`` likelihood
-    (``likelihoods.blocks_layout.blocks_cost``).
+    >>> Lazy("anova:anova_estimates").load().__name__
+    'anova_estimates'
     """
-    from .blocks_layout import blocks_cost as cost
 
-    return cost(design)
+    ref: str
 
+    def load(self) -> Callable:
+        """The function itself (its module imported now)."""
+        module, name = self.ref.split(":")
+        return getattr(importlib.import_module(f"{__package__}.{module}"), name)
 
-def marginal_cost(design: Design) -> float:
-    """Floating-point operations per evaluation of the exact marginal likelihood
-    (``likelihoods.marginal.marginal_cost``).
-    """
-    from .marginal import marginal_cost as cost
-
-    return cost(design)
-
-
-def marginal_layout(design: Design):
-    """The marginal likelihood's layout (``likelihoods.marginal.marginal_layout``)."""
-    from .marginal import marginal_layout as layout
-
-    return layout(design)
-
-
-def _balanced_density(d: Design, p: PriorSpec) -> Density:
-    from .strata_density import balanced_density
-
-    return balanced_density(d, p)
-
-
-def _augmented_density(d: Design, p: PriorSpec) -> Density:
-    from .strata_density import augmented_density
-
-    return augmented_density(d, p)
-
-
-def _blocks_density(d: Design, p: PriorSpec) -> Density:
-    from .blocks_density import blocks_density
-
-    return blocks_density(d, p)
-
-
-def _blocks_fit(d: Design) -> bool:
-    from .blocks_layout import blocks_limitation
-
-    return blocks_limitation(d) is None
+    def __call__(self, *args, **kwargs):  # noqa: D102
+        return self.load()(*args, **kwargs)
 
 
 def _cell_draws(d: Design) -> int | None:
     return cell_draws([t.label for t in d.terms if t.kind == "random"])
 
 
-def _few_level_accept(d: Design) -> float | None:
-    from .levels import few_level_accept
-
-    return few_level_accept(d)
-
-
-def _blocks_accept(d: Design) -> float | None:
-    from .blocks_layout import blocks_target_accept
-
-    return blocks_target_accept(d)
-
-
-def _binomial_data(d: Design) -> dict[str, np.ndarray]:
-    from .glmm_layout import binomial_data
-
-    return binomial_data(d)
-
-
-def _glmm_key(d: Design) -> tuple:
-    from .glmm_layout import glmm_key
-
-    return glmm_key(d)
-
-
-def _add_logistic_residual(posterior: xr.Dataset) -> xr.Dataset:
-    from .glmm_layout import add_logistic_residual
-
-    return add_logistic_residual(posterior)
-
-
-def _ordinal(d: Design, p: PriorSpec, c: dict | None) -> pm.Model:
-    from .ordinal import ordinal_model
-
-    return ordinal_model(d, p)
-
-
-def _ordinal_density(d: Design, p: PriorSpec) -> Density:
-    from .ordinal_density import ordinal_density
-
-    return ordinal_density(d, p)
-
-
-def _add_probit_residual(posterior: xr.Dataset) -> xr.Dataset:
-    from .glmm_layout import add_probit_residual
-
-    return add_probit_residual(posterior)
-
-
-def _binomial_quadrature(d: Design, p: PriorSpec, c: dict | None) -> pm.Model:
-    from .glmm_layout import NODES
-
-    return _binomial(d, p, c, quadrature=NODES)
-
-
-def _latent_share(design: Design) -> tuple[float, float]:
-    """The share of the full cross's cells short of the most calls a cell holds (empty ones
-    included), and the most the item blocks or the augmented model take (:mod:`.augment`).
-    """
-    from .augment import MAX_LATENT_SHARE
-
-    n = design.cells["n"].to_numpy()
-    full = int((n == n.max()).sum())
-    return 1.0 - full / float(design.n_full_cells), MAX_LATENT_SHARE
-
-
-def _rows(design: Design, priors: PriorSpec, centering: dict | None) -> pm.Model:
-    if design.row_cell is None:
-        raise ArgumentError(
-            "method='rows' (one likelihood term per call) needs the rows in memory: pass a pandas "
-            "DataFrame, or use method='auto' (the per-cell likelihoods give the same posterior)."
-        )
-    if design.outcome_levels is not None:
-        raise ArgumentError(
-            "method='rows' is the per-call benchmark of the Gaussian and binomial models; an ordinal "
-            "fit takes method='auto' (its per-cell category counts are exact)."
-        )
-    if get_family(design.family).latent:
-        return _binomial(design, priors, None, rows=True)
-    return _cells(design, priors, centering, rows=True)
+#: Floating-point operations per evaluation of the ``blocks`` likelihood.
+blocks_cost = Lazy("blocks.layout:blocks_cost")
+#: Floating-point operations per evaluation of the exact marginal likelihood.
+marginal_cost = Lazy("marginal.model:marginal_cost")
+#: The marginal likelihood's layout.
+marginal_layout = Lazy("marginal.model:marginal_layout")
+_latent_share = Lazy("strata.augment:latent_share")
+_blocks_limitation = Lazy("blocks.layout:blocks_limitation")
+_marginal = Lazy("marginal.model:marginal_model")
+_cell_data = Lazy("parts:cell_data")
+_glmm_data = Lazy("logit_glmm.layout:binomial_data")
+_glmm_key = Lazy("logit_glmm.layout:glmm_key")
+_logistic = Lazy("logit_glmm.layout:add_logistic_residual")
 
 
 #: Every likelihood by ``method=`` name.
@@ -304,67 +145,74 @@ LIKELIHOODS: dict[str, Likelihood] = {
         Likelihood(
             "balanced",
             "gaussian",
-            _balanced,
-            data=_balanced_data,
+            Lazy("strata.balanced:balanced_model"),
+            data=Lazy("anova:balanced_data"),
             loglik="balanced",
-            density=_balanced_density,
-            target_accept=_few_level_accept,
+            density=Lazy("strata.density:balanced_density"),
+            target_accept=Lazy("levels:few_level_accept"),
         ),
         Likelihood(
             "augmented",
             "gaussian",
-            _augmented,
+            Lazy("strata.augmented:augmented_model"),
             loglik="marginal",
-            density=_augmented_density,
+            density=Lazy("strata.density:augmented_density"),
         ),
         Likelihood(
             "blocks",
             "gaussian",
             _marginal,  # the same posterior as a PyMC graph (sampler="pymc"): every effect integrated
             loglik="marginal",
-            density=_blocks_density,
-            target_accept=_blocks_accept,
+            density=Lazy("blocks.density:blocks_density"),
+            target_accept=Lazy("blocks.layout:blocks_target_accept"),
         ),
         Likelihood("marginal", "gaussian", _marginal, data=_cell_data, loglik="marginal"),
-        Likelihood("cells", "gaussian", _cells, data=_cell_data, key=_cells_key, loglik="cells"),
-        Likelihood("rows", "any", _rows, loglik="rows"),
+        Likelihood(
+            "cells",
+            "gaussian",
+            Lazy("cells.model:cell_model"),
+            data=_cell_data,
+            key=Lazy("cells.model:cells_key"),
+            loglik="cells",
+        ),
+        Likelihood("rows", "any", Lazy("rows:rows_model"), loglik="rows"),
         Likelihood(
             "binomial",
             "binomial",
-            _binomial,
-            data=_binomial_data,
+            Lazy("logit_glmm.model:binomial_model"),
+            data=_glmm_data,
             key=_glmm_key,
-            postprocess=_add_logistic_residual,
+            postprocess=_logistic,
             loglik="binomial",
-            density=_binomial_density,
+            density=Lazy("logit_glmm.density:binomial_density"),
         ),
         Likelihood(
             "ordinal",
             "ordinal",
-            _ordinal,
-            postprocess=_add_logistic_residual,
+            Lazy("ordinal.model:ordinal_model"),
+            postprocess=_logistic,
             loglik="ordinal",
-            density=_ordinal_density,
+            density=Lazy("ordinal.density:ordinal_density"),
             draws=_cell_draws,
         ),
         Likelihood(
             "ordinal_probit",
             "ordinal_probit",
-            _ordinal,
-            postprocess=_add_probit_residual,
+            Lazy("ordinal.model:ordinal_model"),
+            postprocess=Lazy("logit_glmm.layout:add_probit_residual"),
             loglik="ordinal_probit",
-            density=_ordinal_density,
+            density=Lazy("ordinal.density:ordinal_density"),
             draws=_cell_draws,
         ),
         Likelihood(
             "binomial_quadrature",
             "binomial",
-            _binomial_quadrature,
-            data=_binomial_data,
+            Lazy("logit_glmm.model:binomial_quadrature_model"),
+            data=_glmm_data,
             key=_glmm_key,
-            postprocess=_add_logistic_residual,
+            postprocess=_logistic,
             loglik="binomial_quadrature",
-            density=_binomial_quadrature_density,
+            density=Lazy("logit_glmm.density:binomial_quadrature_density"),
         ),
     )
 }
@@ -417,7 +265,7 @@ def choose_method(design: Design) -> str:
         return "balanced"
     share, most = _latent_share(design)
     per_item = blocks_cost(design) / max(len(design.levels["item"]), 1)
-    if share <= most and _blocks_fit(design) and per_item <= MAX_BLOCK_FLOPS_PER_ITEM:
+    if share <= most and _blocks_limitation(design) is None and per_item <= MAX_BLOCK_FLOPS_PER_ITEM:
         return "blocks"
     return "marginal" if marginal_cost(design) <= MAX_MARGINAL_FLOPS else "cells"
 

@@ -21,7 +21,7 @@ import pandas as pd
 from .._core.exceptions import ArgumentError, UnknownNameError
 from .._core.intervals import check_level
 from .._core.trees import group
-from ..likelihoods.binomial_density import GlmmDensity
+from ..likelihoods.logit_glmm.density import GlmmDensity
 from ..likelihoods.registry import GLMM_COORDINATES, LIKELIHOODS
 
 if TYPE_CHECKING:

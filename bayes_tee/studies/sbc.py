@@ -28,8 +28,8 @@ from .._core.priors import PriorSpec
 from ..design.design import Design
 from ..design.roles import validate_design
 from ..families import get_family
-from ..likelihoods.glmm_layout import INTERCEPT_UNIT, LOGIT_UNIT
-from ..likelihoods.ordinal_layout import GAP_SD, gap_centre
+from ..likelihoods.logit_glmm.layout import INTERCEPT_UNIT, LOGIT_UNIT
+from ..likelihoods.ordinal.layout import GAP_SD, gap_centre
 from ..plots import plot_sbc
 from ..tee.fit import fit_posterior
 

@@ -380,8 +380,8 @@ def fit_posterior(
         (:func:`bayes_tee.likelihoods.registry.build_model`); ``auto`` takes ``balanced``
         when every cell holds the same calls (categories of any size), else ``blocks`` (each
         item's short and empty cells integrated out exactly, one Woodbury step per item;
-        :mod:`bayes_tee.likelihoods.blocks_density`) when at most
-        :data:`~bayes_tee.likelihoods.augment.MAX_LATENT_SHARE` of the cells are short, else
+        :mod:`bayes_tee.likelihoods.blocks.density`) when at most
+        :data:`~bayes_tee.likelihoods.strata.augment.MAX_LATENT_SHARE` of the cells are short, else
         ``marginal`` (every random effect integrated out exactly) unless its per-evaluation
         cost is large, else ``cells`` (``rows`` is the slow textbook form, for benchmarks).
         ``augmented`` (the balanced likelihood with one latent value per short cell) is kept
@@ -391,7 +391,7 @@ def fit_posterior(
         ``binomial_quadrature`` (the cell effect integrated out by adaptive Gauss-Hermite
         quadrature: exact and funnel-free whatever the calls per cell, about 10x the cost per
         evaluation at 8 calls per cell); neither compiles anything per layout
-        (:mod:`bayes_tee.likelihoods.binomial_density`).
+        (:mod:`bayes_tee.likelihoods.logit_glmm.density`).
     chains : int
         Chains (4).
     tune, draws : int, optional

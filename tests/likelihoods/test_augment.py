@@ -11,7 +11,7 @@ import pytest
 
 import bayes_tee as bt
 from bayes_tee.likelihoods import build_model, choose_method
-from bayes_tee.likelihoods.augment import augment_layout
+from bayes_tee.likelihoods.strata.augment import augment_layout
 
 
 def unbalanced(case):

@@ -11,8 +11,8 @@ import pytest
 
 import bayes_tee as bt
 from bayes_tee.likelihoods import build_model, choose_method, method_note
-from bayes_tee.likelihoods.blocks_density import blocks_density
-from bayes_tee.likelihoods.blocks_layout import blocks_limitation
+from bayes_tee.likelihoods.blocks.density import blocks_density
+from bayes_tee.likelihoods.blocks.layout import blocks_limitation
 
 ROLES = dict(outcome="score", item="item", prompt="prompt", judge="judge", temperature="temperature")
 VALUE = {"log": "{}_log__", "zerosum": "{}_zerosum__", "real": "{}"}
@@ -134,7 +134,7 @@ def test_auto_keeps_the_blocks_however_many_items():
     """The blocks' cost is linear in the items: a large run whose total cost passes the marginal
     model's cap still gets them (not the cell model, which samples every item effect).
     """
-    from bayes_tee.likelihoods.blocks_layout import blocks_cost
+    from bayes_tee.likelihoods.blocks.layout import blocks_cost
     from bayes_tee.likelihoods.registry import MAX_MARGINAL_FLOPS
 
     rng = np.random.default_rng(0)

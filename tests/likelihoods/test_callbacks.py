@@ -11,14 +11,14 @@ import numpy as np
 import pandas as pd
 import pytest
 import xarray as xr
+from bayes_tee.likelihoods.ordinal.model.density import OrdinalDensity
 
 import bayes_tee as bt
 from bayes_tee._core import sampling
 from bayes_tee._core.compile import compile_density
 from bayes_tee.families import get_family
-from bayes_tee.likelihoods.binomial_density import BinomialDensity
 from bayes_tee.likelihoods.kernels.callbacks import NOT_FINITE, ORDINAL_KINDS, callback, pack
-from bayes_tee.likelihoods.ordinal_density import OrdinalDensity
+from bayes_tee.likelihoods.logit_glmm.density import BinomialDensity
 from bayes_tee.tee.fit import CHECKPOINT_STEP, FIRST_CHECKPOINT, sampler_settings
 
 _DOUBLE_P = ctypes.POINTER(ctypes.c_double)

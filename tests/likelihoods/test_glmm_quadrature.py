@@ -16,10 +16,10 @@ from scipy.optimize import minimize_scalar
 from scipy.special import expit, gammaln
 
 import bayes_tee as bt
-from bayes_tee.likelihoods.binomial import binomial_model, fixed_through_terms, glmm_terms
-from bayes_tee.likelihoods.binomial_density import BinomialDensity
-from bayes_tee.likelihoods.kernels.binomial import cell_quadrature
-from bayes_tee.likelihoods.quadrature import NODES, cell_marginal
+from bayes_tee.likelihoods.logit_glmm.density import BinomialDensity
+from bayes_tee.likelihoods.logit_glmm.model import binomial_model, fixed_through_terms, glmm_terms
+from bayes_tee.likelihoods.logit_glmm.quadrature import NODES, cell_marginal
+from bayes_tee.likelihoods.logit_glmm.quadrature_kernel import cell_quadrature
 
 
 def _log_integrand(t, k, n, eta, sd):

@@ -9,11 +9,18 @@ import numba
 from numba.core.caching import IndexDataCacheFile
 
 from bayes_tee.likelihoods import kernels
-from bayes_tee.likelihoods.kernels import binomial, prior, strata
+from bayes_tee.likelihoods.blocks import kernel as blocks
+from bayes_tee.likelihoods.kernels import prior
+from bayes_tee.likelihoods.logit_glmm import kernel as binomial
+from bayes_tee.likelihoods.logit_glmm import quadrature_kernel
+from bayes_tee.likelihoods.ordinal import kernel as ordinal
+from bayes_tee.likelihoods.strata import kernel as strata
+
+MODULES = (strata, blocks, binomial, quadrature_kernel, ordinal, prior)
 
 
 def _dispatchers():
-    for module in (strata, binomial, prior):
+    for module in MODULES:
         for obj in vars(module).values():
             if isinstance(obj, numba.core.registry.CPUDispatcher) and obj.__module__ == module.__name__:
                 yield obj
@@ -21,11 +28,15 @@ def _dispatchers():
 
 def test_every_kernel_is_keyed_on_every_kernel_source():
     folder = Path(kernels.__file__).parent
-    digest = hashlib.sha256(b"".join(p.read_bytes() for p in sorted(folder.glob("*.py")))).hexdigest()
+    sources = sorted(folder.glob("*.py")) + sorted(folder.parent.glob("*/*kernel.py"))
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in sources)).hexdigest()
     assert kernels.SOURCE_DIGEST == digest
+    # every module of the likelihoods with a numba kernel is one of the digested sources
+    compiled = {p for p in folder.parent.rglob("*.py") if "@numba.njit" in p.read_text()}
+    assert compiled <= set(sources), sorted(map(str, compiled - set(sources)))
     found = list(_dispatchers())
     assert len(found) == sum(
-        src.read_text().count("@numba.njit") for src in (Path(m.__file__) for m in (strata, binomial, prior))
+        src.read_text().count("@numba.njit") for src in (Path(m.__file__) for m in MODULES)
     )
     for d in found:
         assert d._cache._cache_file._source_stamp[-1] == digest, d.py_func.__qualname__

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import bayes_tee as bt
-from bayes_tee.likelihoods import strata_density
-from bayes_tee.likelihoods.strata_density import StrataDensity
+from bayes_tee.likelihoods.strata import density as strata_density
+from bayes_tee.likelihoods.strata.density import StrataDensity
 from bayes_tee.tee.fit import standardize
 
 ROLES = dict(

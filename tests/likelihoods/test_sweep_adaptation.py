@@ -13,7 +13,7 @@ import pytest
 
 import bayes_tee as bt
 from bayes_tee._core.density import zerosum_basis
-from bayes_tee.likelihoods.glmm_layout import _interaction_part, glmm_terms
+from bayes_tee.likelihoods.logit_glmm.layout import _interaction_part, glmm_terms
 
 ROLES = dict(outcome="score", item="item", prompt="prompt", judge="judge", replicate="replicate")
 COMPONENTS = {
@@ -128,7 +128,7 @@ def test_the_adapted_density_survives_an_sd_that_underflows_to_zero():
     """Warm-up can propose log SDs far below any data's scale; the adapted coordinates must not
     divide by the SD there (a ZeroDivisionError in the kernel stops every chain).
     """
-    from bayes_tee.likelihoods.binomial_density import BinomialDensity
+    from bayes_tee.likelihoods.logit_glmm.density import BinomialDensity
 
     df = _binary(30, 3, 0.5, seed=5)
     dens = BinomialDensity(bt.validate_design(df, **ROLES, family="binomial"), bt.priors.get_prior())

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import bayes_tee as bt
-from bayes_tee.likelihoods.binomial_density import BinomialDensity
+from bayes_tee.likelihoods.logit_glmm.density import BinomialDensity
 
 
 def verdicts(n_items=40, n_categories=0, lost=0.0, seed=0):

@@ -1,7 +1,9 @@
-"""The numba kernels behind the likelihoods that compile nothing per layout:
-:mod:`~bayes_tee.likelihoods.kernels.strata` (balanced and augmented strata),
-:mod:`~bayes_tee.likelihoods.kernels.binomial` (the logit GLMM) and ``prior`` (the SD priors
-both call). Each is checked against its PyMC reference in the tests.
+"""The numba machinery the likelihoods' kernels share (each kernel sits in its likelihood's folder):
+:mod:`~bayes_tee.likelihoods.strata.kernel` (balanced and augmented strata),
+:mod:`~bayes_tee.likelihoods.logit_glmm.kernel` (the logit GLMM),
+:mod:`~bayes_tee.likelihoods.blocks.kernel`, :mod:`~bayes_tee.likelihoods.ordinal.kernel`; here
+``prior`` (the SD priors they call), ``callbacks`` (the C callbacks nutpie calls) and the
+cache key over all of their sources. Each is checked against its PyMC reference in the tests.
 """
 
 from __future__ import annotations
@@ -9,13 +11,15 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+#: The kernel modules: the shared ones here and each likelihood folder's ``*kernel.py``.
+KERNEL_SOURCES = sorted(Path(__file__).parent.glob("*.py")) + sorted(
+    Path(__file__).parent.parent.glob("*/*kernel.py")
+)
 #: Digest of the source of every kernel module. numba keys a cached kernel on its own file's
 #: modification time and size only, so a kernel that inlines another module's function (every
-#: kernel here calls :mod:`.prior`) would load a stale binary after that module is edited; every
+#: kernel calls :mod:`.prior`) would load a stale binary after that module is edited; every
 #: kernel's cache key carries this digest too, so an edit to any kernel module recompiles them all.
-SOURCE_DIGEST = hashlib.sha256(
-    b"".join(p.read_bytes() for p in sorted(Path(__file__).parent.glob("*.py")))
-).hexdigest()
+SOURCE_DIGEST = hashlib.sha256(b"".join(p.read_bytes() for p in KERNEL_SOURCES)).hexdigest()
 
 
 def key_cache_on_sources(namespace: dict) -> int:

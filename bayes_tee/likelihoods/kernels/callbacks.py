@@ -30,9 +30,9 @@ from numba.core import cgutils, sigutils
 from numba.core.ccallback import CFunc
 from numba.extending import intrinsic
 
+from ..logit_glmm.kernel import binomial_logp_grad
+from ..ordinal.kernel import ordinal_logp_grad
 from . import SOURCE_DIGEST
-from .binomial import binomial_logp_grad
-from .ordinal import ordinal_logp_grad
 
 #: nutpie's log density callback: ``(dim, x, gradient out, logp out, user data) -> code``;
 #: code 0 is success, a positive code a point nutpie rejects (a divergence), as
@@ -58,14 +58,14 @@ _NUMBA_KINDS = {
 }  # fmt: skip
 _DTYPES = {"f": np.float64, "i": np.int64, "b": np.bool_}
 
-#: The kinds of :func:`~bayes_tee.likelihoods.kernels.ordinal.ordinal_logp_grad`'s arguments
+#: The kinds of :func:`~bayes_tee.likelihoods.ordinal.kernel.ordinal_logp_grad`'s arguments
 #: after ``x``, in order (the readers in ``_ordinal_logp`` follow it).
 ORDINAL_KINDS = (
     "i1", "f1", "f1", "f1", "f0", "f0", "b0", "i1", "i1", "f1", "i1", "f1",
     "i1", "i1", "i1", "b1", "i1", "i1", "i1", "b1", "f1", "i1", "i1", "i1", "i1",
     "i2", "f2", "i1", "i0", "i0", "f0", "f0", "i0", "i0", "f2", "i1", "f0",
 )  # fmt: skip
-#: The same for :func:`~bayes_tee.likelihoods.kernels.binomial.binomial_logp_grad`.
+#: The same for :func:`~bayes_tee.likelihoods.logit_glmm.kernel.binomial_logp_grad`.
 BINOMIAL_KINDS = (
     "i1", "f1", "f1", "f1", "f0", "f0", "b0", "i1", "i1", "f1", "i1", "f1",
     "i1", "i1", "i1", "b1", "i1", "i1", "i1", "b1", "f1", "i1", "i1", "i1", "i1",

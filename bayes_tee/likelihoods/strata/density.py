@@ -1,7 +1,7 @@
 """The ``balanced`` and ``augmented`` likelihoods in NumPy, with their gradients: nothing to compile.
 
-The same model as :func:`~bayes_tee.likelihoods.balanced.balanced_model` and
-:func:`~bayes_tee.likelihoods.augmented.augmented_model` (priors, transforms and
+The same model as :func:`~bayes_tee.likelihoods.strata.balanced.balanced_model` and
+:func:`~bayes_tee.likelihoods.strata.augmented.augmented_model` (priors, transforms and
 potentials), written as a :class:`~bayes_tee._core.density.Density` that nutpie samples
 through Python callbacks. Compiling the PyTensor graph of these likelihoods through numba cost
 10-30 s in every new process (nutpie's C callback) on 5k-50k call pilots, more than sampling;
@@ -31,14 +31,14 @@ import inspect
 
 import numpy as np
 
-from .._core.density import Layout
-from .._core.exceptions import ArgumentError
-from .._core.priors import PriorSpec
-from ..design.design import Design
-from .anova import strata, stratum_blocks
+from ..._core.density import Layout
+from ..._core.exceptions import ArgumentError
+from ..._core.priors import PriorSpec
+from ...design.design import Design
+from ..anova import strata, stratum_blocks
+from ..levels import coords
 from .augment import augment_layout
-from .kernels.strata import FAMILIES, strata_logp_grad
-from .levels import coords
+from .kernel import FAMILIES, strata_logp_grad
 
 #: Name of the latent vector of the augmented likelihood (as in its PyMC model).
 LATENT = "missing_cell_means__"
@@ -94,7 +94,7 @@ class StrataDensity:
     priors : PriorSpec
         As for the PyMC model.
     augmented : bool
-        Complete the design with latent values (:mod:`bayes_tee.likelihoods.augment`).
+        Complete the design with latent values (:mod:`bayes_tee.likelihoods.strata.augment`).
     """
 
     def __init__(self, design: Design, priors: PriorSpec, augmented: bool = False) -> None:

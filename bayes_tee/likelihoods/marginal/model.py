@@ -10,12 +10,12 @@ import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
 
-from .._core.priors import PriorSpec
-from ..design.design import Design
-from ..design.terms import Term, cell_term
-from .levels import coords
-from .linalg import ItemBlocks, item_block_loglik
-from .parts import fixed_predictor, replicate_potential, residual_sd, sd_priors
+from ..._core.priors import PriorSpec
+from ...design.design import Design
+from ...design.terms import Term, cell_term
+from ..levels import coords
+from ..linalg import ItemBlocks, item_block_loglik
+from ..parts import fixed_predictor, replicate_potential, residual_sd, sd_priors
 
 
 def indicators(design: Design, terms: list[Term]) -> tuple[np.ndarray, list[int]]:
@@ -68,7 +68,7 @@ def marginal_cost(design: Design) -> float:
     return blocks.flops(Ka, Kb + len(design.categories or ()))
 
 
-def marginal_model(design: Design, priors: PriorSpec) -> pm.Model:
+def marginal_model(design: Design, priors: PriorSpec, centering: dict | None = None) -> pm.Model:
     """The marginal likelihood: every random effect integrated out exactly, per item block."""
     blocks, nested, crossed = marginal_layout(design)
     ct = cell_term(list(design.terms))

@@ -13,13 +13,13 @@ import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
 
-from .._core.exceptions import ArgumentError
-from .._core.priors import PriorSpec
-from ..design.design import Design
-from ..design.terms import cell_term
-from .levels import coords, term_levels
-from .linalg import woodbury_loglik
-from .parts import fixed_predictor, random_effect, replicate_potential, residual_sd, sd_priors
+from ..._core.exceptions import ArgumentError
+from ..._core.priors import PriorSpec
+from ...design.design import Design
+from ...design.terms import cell_term
+from ..levels import choose_centering, coords, term_levels
+from ..linalg import woodbury_loglik
+from ..parts import fixed_predictor, random_effect, replicate_potential, residual_sd, sd_priors
 
 #: Random terms with at most this many levels are integrated out of the cell model exactly.
 MAX_MARGINAL_LEVELS = 40
@@ -28,11 +28,15 @@ MAX_MARGINAL_LEVELS = 40
 MAX_MARGINAL_COLUMNS = 120
 
 
-def cell_model(design: Design, priors: PriorSpec, centering: dict[str, bool], *, rows: bool) -> pm.Model:
+def cell_model(
+    design: Design, priors: PriorSpec, centering: dict[str, bool] | None = None, *, rows: bool = False
+) -> pm.Model:
     """The cell-level model (``rows=False``) or the per-call baseline (``rows=True``).
 
-    ``centering``: centred (``True``) or not, per random term.
+    ``centering``: centred (``True``) or not, per random term; default :func:`cells_key`'s
+    choice from the data's moment estimates (:func:`~bayes_tee.likelihoods.levels.choose_centering`).
     """
+    centering = centering or choose_centering(design)
     cells = design.cells
     ct = cell_term(list(design.terms))
     level_coords = coords(design)
@@ -78,3 +82,10 @@ def cell_model(design: Design, priors: PriorSpec, centering: dict[str, bool], *,
         if rep is not None:
             replicate_potential(design, rep)
     return model
+
+
+def cells_key(design: Design) -> tuple:
+    """What besides the layout changes the compiled cell model: its per-term centring, chosen from
+    the data's moment estimates.
+    """
+    return tuple(sorted(choose_centering(design).items()))

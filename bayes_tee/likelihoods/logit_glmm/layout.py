@@ -1,8 +1,8 @@
 """The logit GLMM's layout, in NumPy: which random effects it has and how each level is
 parametrised (partial centring per level, items centred on their category and the intercept,
 few-level terms swept into the intercept), its prior units, its score-dependent data and the
-fixed logistic residual. The PyMC reference (:mod:`bayes_tee.likelihoods.binomial`) and the
-numba density (:mod:`bayes_tee.likelihoods.binomial_density`) both lay the model out from here,
+fixed logistic residual. The PyMC reference (:mod:`bayes_tee.likelihoods.logit_glmm.model`) and the
+numba density (:mod:`bayes_tee.likelihoods.logit_glmm.density`) both lay the model out from here,
 so neither imports the other's machinery.
 
 Near separation (most items SAFE in every call) the geometry is what makes or breaks the fit;
@@ -17,11 +17,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 import xarray as xr
 
-from .._core.density import zerosum_basis
-from ..design.design import Design
-from ..design.terms import Term
-from .anova import anova_estimates
-from .levels import term_levels
+from ..._core.density import zerosum_basis
+from ...design.design import Design
+from ...design.terms import Term
+from ..anova import anova_estimates
+from ..levels import term_levels
 
 #: Quadrature nodes per cell (lme4's nAGQ) of ``binomial_quadrature``. 9 keeps the log
 #: likelihood's error below 1e-7 for cell SDs up to 3 logits except in the extreme corners named

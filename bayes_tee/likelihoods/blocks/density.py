@@ -40,14 +40,14 @@ import inspect
 
 import numpy as np
 
-from .._core.density import Layout
-from .._core.exceptions import ArgumentError
-from .._core.priors import PriorSpec
-from ..design.design import Design
-from .blocks_layout import blocks_limitation, cell_types, item_blocks, type_coefficients
-from .kernels.blocks import blocks_logp_grad
-from .kernels.prior import FAMILIES
-from .levels import coords
+from ..._core.density import Layout
+from ..._core.exceptions import ArgumentError
+from ..._core.priors import PriorSpec
+from ...design.design import Design
+from ..kernels.prior import FAMILIES
+from ..levels import coords
+from .kernel import blocks_logp_grad
+from .layout import blocks_limitation, cell_types, item_blocks, type_coefficients
 
 #: Names of the sampled shared effects' coordinates (not reported).
 SHARED = "item_free_effects__"

@@ -39,9 +39,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..design.design import Design
+from ...design.design import Design
 
-#: ``auto`` takes the item blocks (:mod:`bayes_tee.likelihoods.blocks_density`) when at most
+#: ``auto`` takes the item blocks (:mod:`bayes_tee.likelihoods.blocks.density`) when at most
 #: this share of the cells of the full cross is short or empty. Their cost per evaluation is
 #: ``sum_i s_i^3 / 2`` for ``s_i`` short cells in item ``i`` (a third of the item's cells at
 #: 5% of calls lost with 8 replicates, 57% at 10%); beyond this share the full cross is
@@ -141,3 +141,12 @@ def augment_layout(design: Design) -> Augmentation:
         within_df=float((observed - 1).sum()),
         within_ss=float(cells["ss"].sum()),
     )
+
+
+def latent_share(design: Design) -> tuple[float, float]:
+    """The share of the full cross's cells short of the most calls a cell holds (empty ones
+    included), and the most the item blocks or the augmented model take (:data:`MAX_LATENT_SHARE`).
+    """
+    n = design.cells["n"].to_numpy()
+    full = int((n == n.max()).sum())
+    return 1.0 - full / float(design.n_full_cells), MAX_LATENT_SHARE

@@ -18,8 +18,8 @@ import dataclasses
 import numpy as np
 from scipy import special
 
-from ..design.design import Design
-from .glmm_layout import END_COLUMNS
+from ...design.design import Design
+from ..logit_glmm.layout import END_COLUMNS
 
 #: Prior SD of a cutpoint gap's log: a gap 4.5 times the even spacing is one SD away.
 GAP_SD = 1.5

@@ -1,10 +1,10 @@
 """The ordinal GLMM as a NumPy/numba density: nothing to compile per layout.
 
 The same model, parameter names and transforms as
-:func:`~bayes_tee.likelihoods.ordinal.ordinal_model`: the logit GLMM's latent predictor
-(:class:`~bayes_tee.likelihoods.binomial_density.GlmmDensity`) with per-cell category counts and
+:func:`~bayes_tee.likelihoods.ordinal.model.ordinal_model`: the logit GLMM's latent predictor
+(:class:`~bayes_tee.likelihoods.logit_glmm.density.GlmmDensity`) with per-cell category counts and
 the cutpoint gaps of each threshold set, evaluated by
-:func:`~bayes_tee.likelihoods.kernels.ordinal.ordinal_logp_grad`. The tests hold its log
+:func:`~bayes_tee.likelihoods.ordinal.kernel.ordinal_logp_grad`. The tests hold its log
 density and gradient equal to the PyMC model's.
 
 >>> import bayes_tee as bt
@@ -26,16 +26,16 @@ import inspect
 import numpy as np
 import pandas as pd  # noqa: F401 - the module example's
 
-from .._core.density import zerosum_basis
-from .._core.exceptions import ArgumentError
-from .._core.priors import PriorSpec
-from ..design.design import Design
-from ..families import get_family
-from .binomial_density import GlmmDensity
-from .glmm_layout import glmm_terms
-from .kernels.callbacks import ORDINAL_KINDS, callback, pack
-from .kernels.ordinal import cell_category_probabilities, cutpoints, derived_draws, ordinal_logp_grad
-from .ordinal_layout import binary_view, ordinal_data
+from ..._core.density import zerosum_basis
+from ..._core.exceptions import ArgumentError
+from ..._core.priors import PriorSpec
+from ...design.design import Design
+from ...families import get_family
+from ..kernels.callbacks import ORDINAL_KINDS, callback, pack
+from ..logit_glmm.density import GlmmDensity
+from ..logit_glmm.layout import glmm_terms
+from .kernel import cell_category_probabilities, cutpoints, derived_draws, ordinal_logp_grad
+from .layout import binary_view, ordinal_data
 
 #: The kernel's arguments after ``x``, in order.
 KERNEL_ARGUMENTS = tuple(inspect.signature(ordinal_logp_grad.py_func).parameters)[1:]

@@ -37,7 +37,7 @@ import pytensor.tensor as pt
 from pytensor.gradient import disconnected_grad
 from scipy.special import gammaln
 
-from .glmm_layout import NODES
+from .layout import NODES
 
 #: Newton steps for the mode (from the start the module docstring describes; 3-6 converge to
 #: 1e-10 on every case the tests cover).

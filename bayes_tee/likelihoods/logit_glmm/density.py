@@ -1,9 +1,9 @@
 """The logit GLMM as a NumPy/numba density: nothing to compile per layout.
 
 The same model, parameter names and transforms as
-:func:`~bayes_tee.likelihoods.binomial.binomial_model` (the cell effect sampled, or
+:func:`~bayes_tee.likelihoods.logit_glmm.model.binomial_model` (the cell effect sampled, or
 integrated out by quadrature), packed into the flat arrays of
-:func:`~bayes_tee.likelihoods.kernels.binomial.binomial_logp_grad`. The tests hold its log
+:func:`~bayes_tee.likelihoods.logit_glmm.kernel.binomial_logp_grad`. The tests hold its log
 density and gradient equal to the PyMC model's to 1e-9.
 
 Cost of one evaluation: ``O(cells x terms)`` with the cell effect sampled (about 0.3 ms on seed
@@ -28,11 +28,15 @@ import inspect
 import numpy as np
 from scipy.special import gammaln
 
-from .._core.density import Layout, zerosum_basis
-from .._core.exceptions import ArgumentError
-from .._core.priors import PriorSpec
-from ..design.design import Design
-from .glmm_layout import (
+from ..._core.density import Layout, zerosum_basis
+from ..._core.exceptions import ArgumentError
+from ..._core.priors import PriorSpec
+from ...design.design import Design
+from ..kernels.callbacks import BINOMIAL_KINDS, callback, pack
+from ..kernels.prior import FAMILIES
+from ..levels import coords
+from .kernel import binomial_logp_grad, cell_probabilities, derived_draws, latent_forward
+from .layout import (
     INTERCEPT_UNIT,
     LOGIT_UNIT,
     NODES,
@@ -44,10 +48,6 @@ from .glmm_layout import (
     swept_labels,
     swept_name,
 )
-from .kernels.binomial import binomial_logp_grad, cell_probabilities, derived_draws, latent_forward
-from .kernels.callbacks import BINOMIAL_KINDS, callback, pack
-from .kernels.prior import FAMILIES
-from .levels import coords
 
 #: The kernel's arguments after ``x``, in order.
 KERNEL_ARGUMENTS = tuple(inspect.signature(binomial_logp_grad.py_func).parameters)[1:]

@@ -18,12 +18,15 @@ import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
 
-from .._core.density import zerosum_basis
-from .._core.priors import PriorSpec
-from ..design.design import Design
-from .glmm_layout import (
+from ..._core.density import zerosum_basis
+from ..._core.priors import PriorSpec
+from ...design.design import Design
+from ..levels import coords
+from ..parts import fixed_effect
+from .layout import (
     INTERCEPT_UNIT,
     LOGIT_UNIT,
+    NODES,
     binomial_data,
     fixed_through_terms,
     glmm_terms,
@@ -31,8 +34,6 @@ from .glmm_layout import (
     swept_labels,
     swept_name,
 )
-from .levels import coords
-from .parts import fixed_effect
 from .quadrature import cell_marginal
 
 
@@ -114,7 +115,12 @@ def latent_predictor(
 
 
 def binomial_model(
-    design: Design, priors: PriorSpec, *, rows: bool = False, quadrature: int | None = None
+    design: Design,
+    priors: PriorSpec,
+    centering: dict | None = None,
+    *,
+    rows: bool = False,
+    quadrature: int | None = None,
 ) -> pm.Model:
     """Logit GLMM on per-cell successes out of trials, random effects as :func:`glmm_terms`
     lays them out. With ``quadrature=K`` the cell (observation-level) effect is integrated out
@@ -149,3 +155,10 @@ def binomial_model(
             pm.Deterministic("p_panel", pt.sum(n * pm.math.invlogit(eta)) / n.sum())
             pm.Binomial("y", n=n, logit_p=eta, observed=successes)
     return model
+
+
+def binomial_quadrature_model(design: Design, priors: PriorSpec, centering: dict | None = None) -> pm.Model:
+    """The ``binomial_quadrature`` likelihood: :func:`binomial_model` with the cell effect integrated
+    out by adaptive Gauss-Hermite quadrature on :data:`~.layout.NODES` nodes.
+    """
+    return binomial_model(design, priors, centering, quadrature=NODES)

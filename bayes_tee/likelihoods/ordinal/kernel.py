@@ -1,7 +1,7 @@
 """The ordinal (cumulative-link) GLMM's log density and gradient as one numba kernel.
 
 The random and fixed effects are laid out exactly as the logit GLMM's
-(:mod:`bayes_tee.likelihoods.kernels.binomial`: SD priors, intercept, zero-sum fixed effects,
+(:mod:`bayes_tee.likelihoods.logit_glmm.kernel`: SD priors, intercept, zero-sum fixed effects,
 partially centred and swept random terms, the cell effect sampled); only the likelihood per
 cell differs. A cell holds
 ``counts[c, k]`` calls in category ``k`` of ``K``; with its linear predictor ``eta`` and its
@@ -29,9 +29,9 @@ import math
 import numba
 import numpy as np
 
-from . import key_cache_on_sources
-from .binomial import _effects, _linear_predictor, _side_by_side, backward, latent_forward
-from .prior import finish_gradient, fixed_prior
+from ..kernels import key_cache_on_sources
+from ..kernels.prior import finish_gradient, fixed_prior
+from ..logit_glmm.kernel import _effects, _linear_predictor, _side_by_side, backward, latent_forward
 
 _HALF_LOG_2PI = 0.5 * np.log(2 * np.pi)
 _SQRT2 = math.sqrt(2.0)
@@ -191,7 +191,7 @@ def ordinal_logp_grad(
     spread_sd,
 ):  # pragma: no cover - compiled
     """Log density and its gradient at unconstrained ``x``; the arguments are packed by
-    :class:`~bayes_tee.likelihoods.ordinal_density.OrdinalDensity`.
+    :class:`~bayes_tee.likelihoods.ordinal.density.OrdinalDensity`.
     """
     K = counts.shape[1]
     grad = np.zeros_like(x)
@@ -312,7 +312,7 @@ def cell_category_probabilities(
 def derived_draws(X, n_var, prob_args, weights, values, gap_off, n_sets):  # pragma: no cover - compiled
     """Per row of ``X`` (draws of ``x``): the grand mean, the panel's expected score (cells
     weighted by ``weights``, categories scored by ``values``) and the cutpoints, as
-    :meth:`~bayes_tee.likelihoods.ordinal_density.OrdinalDensity.derive` gives them for one.
+    :meth:`~bayes_tee.likelihoods.ordinal.density.OrdinalDensity.derive` gives them for one.
     """
     n, K = X.shape[0], values.size
     mu, score = np.empty(n), np.empty(n)

@@ -10,15 +10,15 @@ from __future__ import annotations
 import pymc as pm
 import pytensor.tensor as pt
 
-from .._core.exceptions import ArgumentError
-from .._core.priors import PriorSpec
-from ..design.design import Design
-from .anova import balanced_data, strata
-from .levels import coords
-from .parts import fixed_effect, intercept, sd_priors
+from ..._core.exceptions import ArgumentError
+from ..._core.priors import PriorSpec
+from ...design.design import Design
+from ..anova import balanced_data, strata
+from ..levels import coords
+from ..parts import fixed_effect, intercept, sd_priors
 
 
-def balanced_model(design: Design, priors: PriorSpec) -> pm.Model:
+def balanced_model(design: Design, priors: PriorSpec, centering: dict | None = None) -> pm.Model:
     """The balanced-strata likelihood; score-dependent inputs are data containers (:func:`balanced_data`)."""
     if not design.complete:
         raise ArgumentError(

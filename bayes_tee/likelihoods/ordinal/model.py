@@ -15,17 +15,17 @@ import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
 
-from .._core.priors import PriorSpec
-from ..design.design import Design
-from ..families import get_family
-from .binomial import latent_predictor
-from .glmm_layout import glmm_terms
-from .levels import coords
-from .ordinal_density import CUT_DIMS, GAP_DIMS
-from .ordinal_layout import binary_view, ordinal_data
+from ..._core.priors import PriorSpec
+from ...design.design import Design
+from ...families import get_family
+from ..levels import coords
+from ..logit_glmm.layout import glmm_terms
+from ..logit_glmm.model import latent_predictor
+from .density import CUT_DIMS, GAP_DIMS
+from .layout import binary_view, ordinal_data
 
 
-def ordinal_model(design: Design, priors: PriorSpec) -> pm.Model:
+def ordinal_model(design: Design, priors: PriorSpec, centering: dict | None = None) -> pm.Model:
     """Cumulative-link GLMM on per-cell category counts.
 
     Examples

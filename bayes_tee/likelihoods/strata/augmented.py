@@ -1,6 +1,6 @@
 """``augmented``: nearly balanced designs (a few calls, cells or items missing). The balanced
 likelihood of the completed design with one latent value per incomplete cell
-(:mod:`bayes_tee.likelihoods.augment`); exact, and as cheap as ``balanced`` plus a few hundred
+(:mod:`bayes_tee.likelihoods.strata.augment`); exact, and as cheap as ``balanced`` plus a few hundred
 well-conditioned Gaussian coordinates.
 """
 
@@ -10,16 +10,16 @@ import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
 
-from .._core.priors import PriorSpec
-from ..design.design import Design
-from .anova import strata, strata_statistics
+from ..._core.priors import PriorSpec
+from ...design.design import Design
+from ..anova import strata, strata_statistics
+from ..levels import coords
+from ..parts import residual_sd, sd_priors
 from .augment import augment_layout
 from .balanced import strata_potentials
-from .levels import coords
-from .parts import residual_sd, sd_priors
 
 
-def augmented_model(design: Design, priors: PriorSpec) -> pm.Model:
+def augmented_model(design: Design, priors: PriorSpec, centering: dict | None = None) -> pm.Model:
     """The augmented likelihood of a nearly balanced design (see the module docstring)."""
     aug = augment_layout(design)
     st = strata(aug.design, within=False)

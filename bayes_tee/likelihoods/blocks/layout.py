@@ -1,4 +1,4 @@
-"""The NumPy half of the ``blocks`` likelihood (:mod:`bayes_tee.likelihoods.blocks_density`):
+"""The NumPy half of the ``blocks`` likelihood (:mod:`bayes_tee.likelihoods.blocks.density`):
 each item's short and empty cells, the patterns of facets they share, the rotated statistics of
 the data, and the cost model. Nothing here depends on the parameters or imports numba.
 
@@ -17,10 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._core.exceptions import ArgumentError
-from ..design.design import Design
-from .anova import _helmert
-from .levels import fewest_shared_levels
+from ..._core.exceptions import ArgumentError
+from ...design.design import Design
+from ..anova import _helmert
+from ..levels import fewest_shared_levels
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The log density and gradient of the strata likelihoods as one numba kernel.
 
-:class:`~bayes_tee.likelihoods.strata_density.StrataDensity` packs a design into flat
+:class:`~bayes_tee.likelihoods.strata.density.StrataDensity` packs a design into flat
 arrays once; :func:`strata_logp_grad` evaluates the priors, the strata potentials and (for the
 augmented likelihood) the completed cell-mean array's statistics and their gradient in one
 call. The kernel's types do not depend on the design (flat arrays, offsets and sizes), so numba
@@ -16,8 +16,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from . import key_cache_on_sources
-from .prior import FAMILIES, finish_gradient, fixed_prior, sd_prior
+from ..kernels import key_cache_on_sources
+from ..kernels.prior import FAMILIES, finish_gradient, fixed_prior, sd_prior
 
 __all__ = ["FAMILIES", "strata_logp_grad"]
 
@@ -155,7 +155,7 @@ def strata_logp_grad(
     within_ss,
 ):  # pragma: no cover - compiled
     """Log density and its gradient at unconstrained ``x``; the arguments are packed by
-    :meth:`StrataDensity._pack <bayes_tee.likelihoods.strata_density.StrataDensity>`.
+    :meth:`StrataDensity._pack <bayes_tee.likelihoods.strata.density.StrataDensity>`.
     """
     n_var = fam.size
     grad = np.zeros_like(x)

@@ -1,7 +1,7 @@
 """The log density and gradient of the ``blocks`` likelihood as one numba kernel.
 
-:class:`~bayes_tee.likelihoods.blocks_density.BlocksDensity` packs a design once; the model
-and the notation are in :mod:`bayes_tee.likelihoods.blocks_density`. Types of the kernel's
+:class:`~bayes_tee.likelihoods.blocks.density.BlocksDensity` packs a design once; the model
+and the notation are in :mod:`bayes_tee.likelihoods.blocks.density`. Types of the kernel's
 arguments do not depend on the design, so numba compiles it once per machine and caches it.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from . import key_cache_on_sources
-from .prior import finish_gradient, fixed_prior, sd_prior
+from ..kernels import key_cache_on_sources
+from ..kernels.prior import finish_gradient, fixed_prior, sd_prior
 
 __all__ = ["blocks_logp_grad"]
 
@@ -169,7 +169,7 @@ def blocks_logp_grad(
     within_ss,
 ):  # pragma: no cover - compiled
     """Log density and its gradient at unconstrained ``x``; the model and notation are in
-    :mod:`bayes_tee.likelihoods.blocks_density`.
+    :mod:`bayes_tee.likelihoods.blocks.density`.
     """
     n_var = fam.size
     M, T = n_cells, df_t.size
