@@ -28,7 +28,8 @@ from typing import Any, Callable
 MODULES: dict[str, str] = {
     "bayes_tee.posterior.report": "bayes_tee.posterior.reports.single",
     "bayes_tee.posterior.comparison": "bayes_tee.posterior.reports.systems",
-    # one folder per likelihood family
+    # one folder per likelihood family (an old module now a folder's name hands out its names
+    # from the folder's __init__ instead)
     "bayes_tee.likelihoods.augment": "bayes_tee.likelihoods.strata.augment",
     "bayes_tee.likelihoods.balanced": "bayes_tee.likelihoods.strata.balanced",
     "bayes_tee.likelihoods.augmented": "bayes_tee.likelihoods.strata.augmented",
@@ -37,15 +38,12 @@ MODULES: dict[str, str] = {
     "bayes_tee.likelihoods.blocks_layout": "bayes_tee.likelihoods.blocks.layout",
     "bayes_tee.likelihoods.blocks_density": "bayes_tee.likelihoods.blocks.density",
     "bayes_tee.likelihoods.kernels.blocks": "bayes_tee.likelihoods.blocks.kernel",
-    "bayes_tee.likelihoods.marginal": "bayes_tee.likelihoods.marginal.model",
-    "bayes_tee.likelihoods.cells": "bayes_tee.likelihoods.cells.model",
     "bayes_tee.likelihoods.glmm_layout": "bayes_tee.likelihoods.logit_glmm.layout",
     "bayes_tee.likelihoods.binomial": "bayes_tee.likelihoods.logit_glmm.model",
     "bayes_tee.likelihoods.quadrature": "bayes_tee.likelihoods.logit_glmm.quadrature",
     "bayes_tee.likelihoods.binomial_density": "bayes_tee.likelihoods.logit_glmm.density",
     "bayes_tee.likelihoods.kernels.binomial": "bayes_tee.likelihoods.logit_glmm.kernel",
     "bayes_tee.likelihoods.ordinal_layout": "bayes_tee.likelihoods.ordinal.layout",
-    "bayes_tee.likelihoods.ordinal": "bayes_tee.likelihoods.ordinal.model",
     "bayes_tee.likelihoods.ordinal_density": "bayes_tee.likelihoods.ordinal.density",
     "bayes_tee.likelihoods.kernels.ordinal": "bayes_tee.likelihoods.ordinal.kernel",
 }

@@ -84,7 +84,7 @@ class Posterior(Fit):
         self, n_items=None, n_prompts=None, n_judges=None, n_temperatures=None, n_replicates=None,
         n_categories=None, n_positions=None,
     ) -> dict[str, float]:  # fmt: skip
-        """Observed level counts, any of them replaced (:func:`~bayes_tee.posterior.gw.counts_with`)."""
+        """Observed level counts, any of them replaced (:func:`~bayes_tee.gstudy.weights.counts_with`)."""
         return gw.counts_with(self.design, **_arguments(locals()))
 
     def shares(

@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from bayes_tee._core.moved import MODULES
 from bayes_tee.tee.moved import MOVED
 
 
@@ -45,3 +46,28 @@ def test_import_bayes_tee_loads_no_heavy_library():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("old", sorted(MODULES))
+def test_every_moved_module_imports_from_its_old_path_with_a_warning(old):
+    sys.modules.pop(old, None)
+    with pytest.warns(DeprecationWarning, match="moved to"):
+        module = importlib.import_module(old)
+    assert module is importlib.import_module(MODULES[old])
+
+
+@pytest.mark.parametrize(
+    "module, name, new",
+    [
+        ("bayes_tee.posterior.dstudy", "counts_with", "bayes_tee.gstudy.weights"),
+        ("bayes_tee.posterior.components", "kept_terms", "bayes_tee.gstudy.divisors"),
+        ("bayes_tee.posterior.leaderboard", "separation", "bayes_tee.posterior.separation"),
+        ("bayes_tee.likelihoods.ordinal", "ordinal_model", "bayes_tee.likelihoods.ordinal.model"),
+        ("bayes_tee.likelihoods.marginal", "marginal_layout", "bayes_tee.likelihoods.marginal.model"),
+        ("bayes_tee.studies.dgp", "judge_calibration", "bayes_tee.studies.verdicts_dgp"),
+    ],
+)
+def test_moved_names_import_from_their_old_module_with_a_warning(module, name, new):
+    with pytest.warns(DeprecationWarning, match=f"{name} moved to {new}"):
+        value = getattr(importlib.import_module(module), name)
+    assert value is getattr(importlib.import_module(new), name)
