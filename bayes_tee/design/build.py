@@ -183,27 +183,28 @@ def build_design(
     DesignError
         Arguments that contradict each other or the data, with the fix.
     """
-    if client is not None and not is_out_of_core(data):
+    out_of_core = is_out_of_core(data)  # what kind of input this is, decided once
+    if client is not None and not out_of_core:
         raise DesignError(
             "client= computes out-of-core data on a dask cluster: pass a dask DataFrame or a parquet "
             "path with it, or leave client=None for a pandas DataFrame (already in memory)."
         )
     for name, value in (("thresholds", thresholds), ("spread", spread)):
-        if value != "common" and is_out_of_core(data):
+        if value != "common" and out_of_core:
             raise DesignError(
                 f"{name}={value!r} sets an ordinal fit's scale use per judge, from the scores in memory: "
                 "read parquet or dask data with .compute() first."
             )
     scale_use = {"thresholds": thresholds, "spread": spread}
     if system is not None:
-        _check_system(data, system, position, swapped)
+        _check_system(data, system, position, swapped, out_of_core)
     if formula is not None:
         if position is not None or replicate is not None or swapped is not None:
             raise DesignError(
                 "formula= takes no position= or replicate=: the rows of a cell of the formula's facets "
                 "are its replicates; write any other facet into the formula as a term."
             )
-        if is_out_of_core(data):
+        if out_of_core:
             raise DesignError(
                 "formula= needs a pandas DataFrame; read parquet or dask data with .compute() first."
             )
@@ -243,7 +244,7 @@ def build_design(
             category=category,
         )  # fmt: skip
         return _with_scale_use(design, scale_use)
-    if is_out_of_core(data):
+    if out_of_core:
         if outcome is None or item is None:
             raise DesignError("outcome= and item= are required for parquet or dask data.")
         if position is not None or swapped is not None:
@@ -277,9 +278,9 @@ def _with_scale_use(design: Design, options: dict[str, str]) -> Design:
     return dataclasses.replace(design, thresholds=thresholds, spread=spread)
 
 
-def _check_system(data: object, system: str, position, swapped) -> None:
+def _check_system(data: object, system: str, position, swapped, out_of_core: bool) -> None:
     """Refuse what a comparison of systems cannot fit, naming the limitation."""
-    if is_out_of_core(data):
+    if out_of_core:
         raise DesignError(
             "system= needs a pandas DataFrame; read parquet or dask data with .compute() first."
         )

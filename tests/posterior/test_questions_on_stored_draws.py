@@ -31,6 +31,7 @@ from bayes_tee.posterior import (
 from bayes_tee.posterior.components import components_table
 from bayes_tee.posterior.fit import Fit
 from bayes_tee.posterior.reports import single
+from bayes_tee.posterior.reports import systems as systems_report
 
 DEMO = Path(__file__).resolve().parents[2] / "models" / "tee_demo.nc"
 
@@ -66,6 +67,7 @@ def test_questions_answer_a_plain_fit_as_the_facade_does(demo):
     sim = simulate.simulate_design(fit, n_items=40, n_draws=20, sims_per_draw=20, random_seed=1)
     assert np.isfinite(sim["se_median"]).all()
     assert single.writeup(fit) == post.writeup()
+    assert single.summary(fit) == post.summary()
 
 
 def test_the_facade_stamps_and_the_question_does_not(demo):
@@ -140,5 +142,6 @@ def test_the_error_of_a_difference_is_its_closed_form(systems):
     sh = separation.difference_shares(fit)
     assert sh.attrs["var_difference"]["median"] == pytest.approx(2 * own, rel=0.01)
     assert set(sh["component"]) == {"system:item", "system:prompt", "item:prompt:judge:system", "residual"}
+    assert systems_report.summary(fit).count("\n") > 10  # the comparison's text, from the plain fit
     doubled = separation.separation(fit, n_items=[2 * N])
     assert doubled["se_median"].iloc[0] < sep["se_median"].iloc[0]

@@ -21,6 +21,7 @@ from ..._core import diagnostics as diag
 from ..._core.exceptions import DiagnosticWarning
 from ..._core.version import __version__
 from ..budget import Plan, allocate
+from ..components import components_table
 from ..fit import describe
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ def framed_summary(post: Fit, middle) -> str:
             f"Model: {post.formula}",
             *([f"Likelihood: {post.info['method_note']}"] if post.info.get("method_note") else []),
             "\nPer-observation components (variance scale, 90% intervals):",
-            post.components().round(5).to_string(index=False),
+            components_table(post.component_draws()).round(5).to_string(index=False),
             *middle(),
             "\nDiagnostics: "
             + ", ".join(
