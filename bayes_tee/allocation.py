@@ -18,7 +18,7 @@ panel:k    ``s_a/n + s_b/(n m) + s_e/(n m k) + s_g/k * (K - k)/(K - 1)``, ``m = 
 single     ``panel:1``: ``s_a/n + (s_b + s_e)/(n B) + s_g``
 =========  ==================================================================================
 
-:func:`compare` evaluates these per posterior draw of a fitted decomposition, so the answer is
+:func:`strategy_variances` evaluates these per posterior draw of a fitted decomposition, so the answer is
 a posterior (how likely cyclic beats the others, and by how much). :func:`schedule` writes the
 call plan; :func:`simulate` checks the formulas against repeated simulated evaluations.
 
@@ -44,7 +44,15 @@ from .families import get_family
 from .plots import plot_allocation
 from .posterior.facade import Posterior
 
-__all__ = ["STRATEGIES", "AllocationComparison", "compare", "components_from", "schedule", "simulate"]
+__all__ = [
+    "STRATEGIES",
+    "AllocationComparison",
+    "compare",
+    "components_from",
+    "schedule",
+    "simulate",
+    "strategy_variances",
+]
 
 STRATEGIES = ("all", "random", "cyclic", "single")
 _SCHEDULES = ("all", "random", "cyclic")
@@ -355,7 +363,7 @@ class AllocationComparison:
         return f"AllocationComparison(n_items={self.n_items}, pool={self.pool}, {len(self._draws)} cells)"
 
 
-def compare(
+def strategy_variances(
     source: Any,
     *,
     budget_per_item: int | Sequence[int],
@@ -393,7 +401,7 @@ def compare(
 
     Examples
     --------
-    >>> cmp = compare({"scenario": 1.5, "generation": 0.27, "judge": 0.95, "residual": 1.49},
+    >>> cmp = strategy_variances({"scenario": 1.5, "generation": 0.27, "judge": 0.95, "residual": 1.49},
     ...               budget_per_item=5, n_items=80, pool=5)
     >>> t = cmp.table().set_index("strategy")
     >>> bool(t.loc["cyclic", "variance"] < min(t.loc["all", "variance"], t.loc["random", "variance"]))
@@ -496,3 +504,15 @@ def simulate(
             )
         )
     return pd.DataFrame(rows)
+
+
+def compare(*args, **kwargs) -> AllocationComparison:
+    """The old name of :func:`strategy_variances` (``compare`` means two systems of one fit now),
+    with a :class:`DeprecationWarning`; removed in 0.4.
+    """
+    warnings.warn(
+        "bt.allocation.compare is now bt.allocation.strategy_variances (the old name is removed in 0.4).",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return strategy_variances(*args, **kwargs)

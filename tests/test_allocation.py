@@ -67,7 +67,7 @@ def test_formula_matches_simulated_evaluations(budget):
 
 
 def test_dominance_and_seed_002_numbers():
-    cmp = allocation.compare(
+    cmp = allocation.strategy_variances(
         QWEN, budget_per_item=[5, 10, 20, 50], n_items=80, pool=5, include_scenario=False
     )
     t = cmp.table().set_index(["budget_per_item", "strategy"])
@@ -87,7 +87,7 @@ def test_dominance_and_seed_002_numbers():
 
 def test_compare_from_a_fitted_posterior_per_draw():
     post = bt.load(ROOT / "models" / "tee_demo.nc")
-    cmp = allocation.compare(post, budget_per_item=[3, 6, 12], n_items=40)
+    cmp = allocation.strategy_variances(post, budget_per_item=[3, 6, 12], n_items=40)
     assert cmp.pool == 3
     comp, k = allocation.components_from(post)
     draws = post.component_draws().stack(s=("chain", "draw"))
@@ -111,6 +111,14 @@ def test_compare_from_a_fitted_posterior_per_draw():
 
 def test_compare_needs_pool_for_explicit_components():
     with pytest.raises(bt.DesignError, match="pool="):
-        allocation.compare(QWEN, budget_per_item=5, n_items=10)
+        allocation.strategy_variances(QWEN, budget_per_item=5, n_items=10)
     with pytest.raises(bt.DesignError, match="Unknown strategy"):
-        allocation.compare(QWEN, budget_per_item=5, n_items=10, pool=5, strategies=("best",))
+        allocation.strategy_variances(QWEN, budget_per_item=5, n_items=10, pool=5, strategies=("best",))
+
+
+def test_the_old_name_compare_still_works_with_a_warning():
+    comps = {"scenario": 1.5, "generation": 0.27, "judge": 0.95, "residual": 1.49}
+    new = allocation.strategy_variances(comps, budget_per_item=5, n_items=80, pool=5).table()
+    with pytest.warns(DeprecationWarning, match="strategy_variances"):
+        old = allocation.compare(comps, budget_per_item=5, n_items=80, pool=5).table()
+    assert old.equals(new)
