@@ -49,7 +49,8 @@ MODULES: dict[str, str] = {
 }
 
 
-def _warn(old: str, new: str, stacklevel: int) -> None:
+def warn_moved(old: str, new: str, stacklevel: int) -> None:
+    """Warn that ``old`` moved to ``new`` (a :class:`DeprecationWarning` at ``stacklevel``)."""
     warnings.warn(
         f"{old} moved to {new}; import it from there (the old path is removed in 0.4).",
         DeprecationWarning,
@@ -65,7 +66,7 @@ def moved_names(module: str, names: dict[str, str]) -> Callable[[str], Any]:
     def __getattr__(name: str) -> Any:
         if name not in names:
             raise AttributeError(f"module {module!r} has no attribute {name!r}")
-        _warn(f"{module}.{name}", f"{names[name]}.{name}", stacklevel=3)
+        warn_moved(f"{module}.{name}", f"{names[name]}.{name}", stacklevel=3)
         return getattr(importlib.import_module(names[name]), name)
 
     return __getattr__
@@ -83,7 +84,7 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def exec_module(self, module):  # noqa: D102
         # the import system returns what sys.modules holds under the name after this call
         new = MODULES[module.__name__]
-        _warn(module.__name__, new, stacklevel=4)
+        warn_moved(module.__name__, new, stacklevel=4)
         sys.modules[module.__name__] = importlib.import_module(new)
 
 

@@ -4,14 +4,8 @@ Two layers (as in arviz-stats): small NumPy functions that know only a trailing 
 axis, and thin wrappers that take the :class:`xarray.DataArray` of component draws
 (dims ``chain, draw, component``) and return tidy DataFrames.
 
-A component enters Var(theta_hat) divided by the number of levels it is averaged over
-(Messing 2026 Eq. 3, 8-10, App. C.5): the product of the level counts of its facets, e.g.
-``item:prompt / (N V)``, ``judge / M``, ``replicate / (N V H M R)``. Categories are fixed by
-default, as in the paper, so ``category`` enters like item heterogeneity, ``/ N``; with
-``categories="random"`` it enters ``/ C``. ``estimand="finite"`` (this exact item set) drops
-the item and category terms.
-
-The divisors are :mod:`bayes_tee.gstudy.divisors`.
+A component enters Var(theta_hat) divided by the number of levels it is averaged over; those
+divisors, and which terms an estimand keeps, are :mod:`bayes_tee.gstudy.divisors`.
 
 >>> post.components()  # doctest: +SKIP
 """

@@ -55,20 +55,8 @@ class Posterior(Fit):
     A :class:`~bayes_tee.posterior.fit.Fit` (draws, design, priors, how it was made) with one
     method per question; each hands the fit to the function that answers it and stamps the table
     with the fit's diagnostics verdict. A fit that compares systems (``system=``) is a
-    :class:`SystemsPosterior`, chosen by :func:`posterior_for` at fit and at :func:`load`.
-
-    Parameters
-    ----------
-    idata : xarray.DataTree
-        Draws (ArviZ 1); its ``posterior`` group holds ``sigma_<term>``, ``mu`` and ``<facet>_effect``.
-    design : Design
-        The validated design the model was fitted to.
-    priors : PriorSpec
-        Priors used.
-    method : str
-        Likelihood (a name in :data:`bayes_tee.likelihoods.registry.LIKELIHOODS`).
-    info : dict, optional
-        Sampler, timings and settings.
+    :class:`SystemsPosterior`, chosen by :func:`posterior_for` at fit and at :func:`load`. Its
+    parameters are :class:`~bayes_tee.posterior.fit.Fit`'s (``idata, design, priors, method, info``).
     """
 
     # -- what was fitted ---------------------------------------------------------------------

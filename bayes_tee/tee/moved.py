@@ -15,11 +15,10 @@ a :class:`DeprecationWarning` naming the new path, until 0.4.
 from __future__ import annotations
 
 import importlib
-import importlib.abc
-import importlib.machinery
-import sys
 import types
-import warnings
+
+from .._core.moved import MODULES, warn_moved
+from .._core.moved import install as install_finder
 
 #: Old module (under ``bayes_tee.tee``) -> its module now.
 MOVED: dict[str, str] = {
@@ -65,32 +64,13 @@ PREFIX = "bayes_tee.tee."
 def resolve(old: str) -> types.ModuleType:
     """The module now at the place of ``bayes_tee.tee.<old>``, with a deprecation warning."""
     new = MOVED[old]
-    warnings.warn(
-        f"bayes_tee.tee.{old} moved to {new}; import it from there (the old path is removed in 0.4).",
-        DeprecationWarning,
-        stacklevel=3,
-    )
+    warn_moved(PREFIX + old, new, stacklevel=4)
     return importlib.import_module(new)
 
 
-class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds ``bayes_tee.tee.<old>`` and loads it as the module at its new path."""
-
-    def find_spec(self, fullname, path=None, target=None):  # noqa: D102
-        old = fullname.removeprefix(PREFIX)
-        if fullname.startswith(PREFIX) and old in MOVED:
-            return importlib.machinery.ModuleSpec(fullname, self)
-        return None
-
-    def create_module(self, spec):  # noqa: D102
-        return types.ModuleType(spec.name)
-
-    def exec_module(self, module):  # noqa: D102
-        # the import system returns what sys.modules holds under the name after this call
-        sys.modules[module.__name__] = resolve(module.__name__.removeprefix(PREFIX))
-
-
 def install() -> None:
-    """Put the alias finder first on ``sys.meta_path`` (once)."""
-    if not any(isinstance(f, _Alias) for f in sys.meta_path):
-        sys.meta_path.insert(0, _Alias())
+    """Register the old ``bayes_tee.tee.*`` paths with the package's alias finder
+    (:mod:`bayes_tee._core.moved`) and put it first on ``sys.meta_path`` (once).
+    """
+    MODULES.update({PREFIX + old: new for old, new in MOVED.items()})
+    install_finder()
