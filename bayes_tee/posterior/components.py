@@ -19,9 +19,11 @@ import pandas as pd
 import xarray as xr
 
 from .._core.intervals import check_level, summarize
-from .._core.moved import moved_names
 from ..design.terms import Term
 from ..gstudy.divisors import Estimand, divisors, vartheta_contributions
+from ..gstudy.divisors import averaged_facets as averaged_facets  # bt.components keeps them
+from ..gstudy.divisors import kept_terms as kept_terms
+from ..gstudy.divisors import normal_mixture_quantile as normal_mixture_quantile
 
 
 def components_table(draws: xr.DataArray, level: float = 0.9) -> pd.DataFrame:
@@ -118,14 +120,3 @@ def component_draws(posterior: xr.Dataset, terms: list[Term]) -> xr.DataArray:
             arrays.append(x**2)
     da = xr.concat(arrays, dim="component", coords="minimal", compat="override")
     return da.assign_coords(component=[t.label for t in terms]).transpose("chain", "draw", "component")
-
-
-#: Names that moved (old imports still work, with a DeprecationWarning).
-__getattr__ = moved_names(
-    __name__,
-    {
-        "averaged_facets": "bayes_tee.gstudy.divisors",
-        "kept_terms": "bayes_tee.gstudy.divisors",
-        "normal_mixture_quantile": "bayes_tee.gstudy.divisors",
-    },
-)

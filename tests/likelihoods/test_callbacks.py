@@ -11,7 +11,6 @@ import numpy as np
 import pandas as pd
 import pytest
 import xarray as xr
-from bayes_tee.likelihoods.ordinal.model.density import OrdinalDensity
 
 import bayes_tee as bt
 from bayes_tee._core import sampling
@@ -19,6 +18,7 @@ from bayes_tee._core.compile import compile_density
 from bayes_tee.families import get_family
 from bayes_tee.likelihoods.kernels.callbacks import NOT_FINITE, ORDINAL_KINDS, callback, pack
 from bayes_tee.likelihoods.logit_glmm.density import BinomialDensity
+from bayes_tee.likelihoods.ordinal.density import OrdinalDensity
 from bayes_tee.tee.fit import CHECKPOINT_STEP, FIRST_CHECKPOINT, sampler_settings
 
 _DOUBLE_P = ctypes.POINTER(ctypes.c_double)

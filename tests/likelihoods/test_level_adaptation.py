@@ -10,8 +10,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from bayes_tee.likelihoods.ordinal.model.density import ordinal_density
-from bayes_tee.likelihoods.ordinal.model.layout import binary_view
 
 import bayes_tee as bt
 from bayes_tee.families.ordinal import CELL_DRAWS, ORDINAL
@@ -19,6 +17,8 @@ from bayes_tee.likelihoods.logit_glmm import layout as glmm_layout
 from bayes_tee.likelihoods.logit_glmm.density import FORWARD_ARGUMENTS
 from bayes_tee.likelihoods.logit_glmm.kernel import latent_forward
 from bayes_tee.likelihoods.logit_glmm.layout import glmm_terms
+from bayes_tee.likelihoods.ordinal.density import ordinal_density
+from bayes_tee.likelihoods.ordinal.layout import binary_view
 from bayes_tee.likelihoods.registry import GLMM_COORDINATES, LIKELIHOODS
 from bayes_tee.tee.fit import sampler_settings
 

@@ -60,7 +60,7 @@ def test_every_moved_module_imports_from_its_old_path_with_a_warning(old):
     "module, name, new",
     [
         ("bayes_tee.posterior.dstudy", "counts_with", "bayes_tee.gstudy.weights"),
-        ("bayes_tee.posterior.components", "kept_terms", "bayes_tee.gstudy.divisors"),
+        ("bayes_tee.posterior.reliability", "measured_facets", "bayes_tee.gstudy.coefficients"),
         ("bayes_tee.posterior.leaderboard", "separation", "bayes_tee.posterior.separation"),
         ("bayes_tee.likelihoods.ordinal", "ordinal_model", "bayes_tee.likelihoods.ordinal.model"),
         ("bayes_tee.likelihoods.marginal", "marginal_layout", "bayes_tee.likelihoods.marginal.model"),

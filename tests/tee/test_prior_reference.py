@@ -9,10 +9,10 @@ import warnings
 
 import numpy as np
 import pytest
-from bayes_tee.likelihoods.ordinal.model.density import OrdinalDensity
 
 import bayes_tee as bt
 from bayes_tee.likelihoods.logit_glmm.density import BinomialDensity
+from bayes_tee.likelihoods.ordinal.density import OrdinalDensity
 from bayes_tee.tee.fit import standardize
 
 ROLES = dict(item="item", prompt="prompt", judge="judge")
