@@ -41,6 +41,9 @@ from ._core.version import __version__
 #: Public name -> (module, attribute); attribute ``None``: the name is the module itself.
 _LAZY: dict[str, tuple[str, str | None]] = {
     "allocation": ("bayes_tee.allocation", None),
+    "adaptive": ("bayes_tee.adaptive", None),
+    "run_adaptive": ("bayes_tee.adaptive.run", "run_adaptive"),
+    "AdaptiveRun": ("bayes_tee.adaptive.run", "AdaptiveRun"),
     "design": ("bayes_tee.design", None),
     "families": ("bayes_tee.families", None),
     "likelihoods": ("bayes_tee.likelihoods", None),
@@ -85,6 +88,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
 
 if TYPE_CHECKING:  # what a type checker and an IDE see; at run time __getattr__ imports them
     from . import (
+        adaptive,
         allocation,
         calibration,
         datasets,
@@ -102,6 +106,7 @@ if TYPE_CHECKING:  # what a type checker and an IDE see; at run time __getattr__
     from . import studies as simulate
     from ._core import priors
     from ._core.beta_prior import beta_from_mode
+    from .adaptive.run import AdaptiveRun, run_adaptive
     from .calibration import JudgeCalibration, calibrate
     from .calibration import baselines as judge_baselines
     from .design.build import build_design
@@ -137,6 +142,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "AdaptiveRun",
     "ArgumentError",
     "CalibrationWarning",
     "Design",
@@ -152,6 +158,7 @@ __all__ = [
     "SamplingError",
     "UnknownNameError",
     "__version__",
+    "adaptive",
     "allocation",
     "anova_estimates",
     "beta_from_mode",
@@ -181,6 +188,7 @@ __all__ = [
     "read_inspect",
     "read_lm_eval",
     "read_promptfoo",
+    "run_adaptive",
     "sensitivity",
     "simulate",
     "studies",

@@ -31,6 +31,7 @@ LAYERS = {
     "posterior": 7,  # a plain Fit, one module per question asked of it, reports, the facade
     "tee": 8,  # the front door: fit_posterior's stages and the refits
     "allocation": 9,
+    "adaptive": 9,  # the adaptive loop and the Inspect hook: fits (tee) and asks the posterior
     "io": 9,  # log readers: fill the roles design.roles reads
     "studies": 10,
     "datasets": 11,

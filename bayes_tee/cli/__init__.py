@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .._core.exceptions import DesignError, DiagnosticWarning, first_line
 from .inputs import _costs, _counts, _design, _ints, _read, _read_logs, _roles
-from .output import _emit, _print_design, _print_leaderboard, _report, _rich_summary
+from .output import _emit, _print_design, _print_leaderboard, _print_next, _report, _rich_summary
 from .parser import ROLE_FLAGS, _parser
 
 # Nothing heavy is imported above: each subcommand loads its machinery (pandas, the fit, ArviZ,
@@ -153,11 +153,13 @@ def _run(args) -> object:
         if not args.out and args.command == "fit":
             raise DesignError("--out is required (where to save the posterior), unless --dry-run.")
         save = args.out
-    elif args.command == "leaderboard" and args.data.endswith(".nc"):
+    elif args.command in ("leaderboard", "next") and args.data.endswith(".nc"):
+        _check_next(args)
         post = load(args.data)
-        _print_leaderboard(args, post)
+        _print_leaderboard(args, post) if args.command == "leaderboard" else _print_next(args, post, _read)
         return post
     else:
+        _check_next(args)
         df = _read(args.data)
         if args.model or args.scorers:
             raise DesignError(
@@ -177,11 +179,29 @@ def _run(args) -> object:
     post = _fit(args, df, roles)
     if args.command == "leaderboard":
         _print_leaderboard(args, post)
+    elif args.command == "next":
+        _print_next(args, post, _read)
     else:
         _report(post, Path(args.out) if args.command == "demo" else None)
     if save:
         print(f"Posterior saved to {post.save(save)}")
     return post
+
+
+def _check_next(args) -> None:
+    """``next``'s arguments, checked before any data is read."""
+    if args.command != "next":
+        return
+    if not args.status and not args.pool:
+        raise DesignError("next needs --pool FILE (the candidate calls), or --status to check the objective.")
+    if args.pool and not Path(args.pool).exists():
+        raise DesignError(f"--pool {args.pool}: no such file.")
+    if args.n < 1:
+        raise DesignError(f"--n is the number of calls to choose: a positive integer, got {args.n}.")
+    if args.objective in ("separate", "theta") and args.system and not args.systems:
+        raise DesignError(
+            f"--objective {args.objective} on systems needs --systems (the pair, or the system)."
+        )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -99,3 +99,40 @@ def _print_leaderboard(args, post) -> None:
     msg = diag.message(post.diagnostics())
     if msg:
         print(f"WARNING: {msg}", file=sys.stderr)
+
+
+def _print_next(args, post, read) -> None:
+    """``next``: the objective's status (``--status``), or the chosen calls as CSV or JSON."""
+    import json
+
+    from .._core import diagnostics as diag
+
+    systems = tuple(s.strip() for s in args.systems.split(",")) if args.systems else None
+    kw = dict(systems=systems, over=args.over, level=args.level)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DiagnosticWarning)  # said once, below
+        if args.status:
+            d = post.decision(args.objective, target=args.target, **kw)
+            if args.json:
+                print(json.dumps({**d.to_dict(), "diagnostics": post.diagnostics()}, default=_plain))
+            else:
+                met = "no target given" if d["met"] is None else ("met" if d["met"] else "not met")
+                print(f"{d['meaning']} ({d['about']}): {d['metric']:.4g}; target {d['target']}: {met}")
+        else:
+            chosen = post.next_calls(read(args.pool), args.n, args.objective, cost=args.cost, **kw)
+            if args.json:
+                print(chosen.to_json(orient="records"))
+            elif args.out:
+                chosen.to_csv(args.out, index=True)
+                loss, after = chosen.attrs["loss"], chosen.attrs["loss_after"]
+                print(f"{len(chosen)} calls written to {args.out} (expected loss {loss:.4g} -> {after:.4g})")
+            else:
+                print(chosen.to_csv(index=True), end="")
+    msg = diag.message(post.diagnostics())
+    if msg:
+        print(f"WARNING: {msg}", file=sys.stderr)
+
+
+def _plain(value):
+    """JSON for NumPy scalars and other plain values."""
+    return value.item() if hasattr(value, "item") else str(value)

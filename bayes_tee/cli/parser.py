@@ -190,6 +190,26 @@ def _parser() -> argparse.ArgumentParser:
     board.add_argument("--json", action="store_true", help="leaderboard, pairs and diagnostics as JSON")
     _sampler_args(board)
 
+    nxt = sub.add_parser(
+        "next", help="while an eval runs: the calls worth scoring next, or whether to stop (--status)"
+    )
+    _data_args(nxt, saved=True)
+    nxt.add_argument("--pool", help="CSV/parquet/JSON-lines of candidate calls (the role columns)")
+    nxt.add_argument("--n", type=int, default=100, help="calls to choose (100)")
+    nxt.add_argument(
+        "--objective", choices=("best", "rank", "separate", "theta"), default="best",
+        help="what the calls should resolve (best: the leader's P(best))",
+    )  # fmt: skip
+    nxt.add_argument("--systems", help="comma-separated: the pair (separate) or the system (theta)")
+    nxt.add_argument("--over", choices=("new", "panel"), default="new", help="the reading of the error")
+    nxt.add_argument("--level", type=float, default=0.9, help="level of a theta interval (0.9)")
+    nxt.add_argument("--target", type=float, help="with --status: the metric's target")
+    nxt.add_argument("--cost", help="the pool's column with each call's cost")
+    nxt.add_argument("--status", action="store_true", help="print the metric and whether --target is met")
+    nxt.add_argument("--out", help="write the chosen calls here (CSV); default: print them")
+    nxt.add_argument("--json", action="store_true", help="the chosen calls, or the status, as JSON")
+    _sampler_args(nxt)
+
     summ = sub.add_parser("summary", help="print the summary of a saved posterior")
     summ.add_argument("posterior")
     summ.add_argument("--json", action="store_true", help="components, shares, theta, diagnostics as JSON")

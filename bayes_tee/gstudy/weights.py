@@ -95,6 +95,8 @@ def merge_counts(design, counts: dict, n: dict | None) -> dict[str, object]:
     if both:
         raise ArgumentError(f"{both[0]} is given twice (as a keyword and in n=): give it once.")
     out = {**given, **from_n}
+    for field, value in out.items():  # an empty or bad request is refused here, before any stage
+        check_counts(field, value)
     for field, facet in FIELDS.items():
         if facet in ("item", "replicate", "category") or facet in design.facets or field not in out:
             continue
@@ -104,6 +106,23 @@ def merge_counts(design, counts: dict, n: dict | None) -> dict[str, object]:
                 f"so its count cannot be projected; fit with {facet}= to project it."
             )
     return out
+
+
+def check_counts(field: str, value: object) -> list:
+    """``value`` (a count or counts) as a non-empty list of numbers of at least 1, or one error
+    naming ``field``: every spelling of an empty request (``[]``, ``()``, an empty array) included.
+
+    >>> check_counts("n_judges", 3)
+    [3]
+    """
+    vals = list(np.ravel(value)) if np.ndim(value) else [value]
+    if not vals:
+        raise ArgumentError(f"{field} has no counts: give one or more, e.g. {field}=[1, 3].")
+    if any(isinstance(x, str | bool) or not isinstance(x, int | float | np.number) for x in vals):
+        raise ArgumentError(f"{field} takes numbers (counts), got {vals}.")
+    if any(not (float(x) >= 1) for x in vals):
+        raise ArgumentError(f"{field} must be at least 1, got {vals}.")
+    return vals
 
 
 def design_grid(fields: dict[str, str] | None = None, **counts: float | list[float] | None) -> pd.DataFrame:
@@ -120,14 +139,7 @@ def design_grid(fields: dict[str, str] | None = None, **counts: float | list[flo
     unknown = set(counts) - set(fields)
     if unknown:
         raise ArgumentError(f"unknown design field(s) {sorted(unknown)}; use {list(fields)}.")
-    given = {k: (list(v) if np.ndim(v) else [v]) for k, v in counts.items() if v is not None}
-    for k, vals in given.items():
-        if not vals:
-            raise ArgumentError(f"{k} has no counts: give one or more, e.g. {k}=[1, 3].")
-        if any(isinstance(x, str | bool) or not isinstance(x, int | float | np.number) for x in vals):
-            raise ArgumentError(f"{k} takes numbers (counts), got {vals}.")
-        if any(not (float(x) >= 1) for x in vals):
-            raise ArgumentError(f"{k} must be at least 1, got {vals}.")
+    given = {k: check_counts(k, v) for k, v in counts.items() if v is not None}
     rows = list(itertools.product(*given.values()))
     return pd.DataFrame(rows, columns=list(given))
 

@@ -263,9 +263,12 @@ def choose_method(design: Design) -> str:
         return default
     if design.complete:
         return "balanced"
-    share, most = _latent_share(design)
+    # the item blocks are sampled through a C callback compiled once per machine (nothing per
+    # layout, no Python per gradient), so they are taken whatever share of the cells is short
+    # while each item's block stays small; the marginal form compiles its PyMC model natively in
+    # every process (10-30 s), which an adaptive loop's refits would pay at every step
     per_item = blocks_cost(design) / max(len(design.levels["item"]), 1)
-    if share <= most and _blocks_limitation(design) is None and per_item <= MAX_BLOCK_FLOPS_PER_ITEM:
+    if _blocks_limitation(design) is None and per_item <= MAX_BLOCK_FLOPS_PER_ITEM:
         return "blocks"
     return "marginal" if marginal_cost(design) <= MAX_MARGINAL_FLOPS else "cells"
 

@@ -41,7 +41,9 @@ from . import power_scaling as psens
 from . import separation as sep
 from .budget import Plan
 from .budget import allocate as allocate_budget
+from .decision import decision as decide
 from .fit import Fit, describe
+from .next_calls import next_calls as choose_calls
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -270,6 +272,23 @@ class Posterior(Fit):
         plan = allocate_budget(self, budget, **kwargs)
         self._stamp(plan.candidates)  # the diagnostics warning travels with the plan
         return plan
+
+    # -- while the evaluation runs: what to score next, and whether to stop ----------------------
+    def next_calls(self, pool: pd.DataFrame, n: int, objective: str = "best", **kwargs) -> pd.DataFrame:
+        """The ``n`` rows of ``pool`` (candidate calls) worth scoring next for ``objective``, with
+        their ``gain`` (:func:`bayes_tee.posterior.next_calls.next_calls`).
+
+        >>> post.next_calls(pool, 200, objective="best")  # doctest: +SKIP
+        """
+        return self._stamp(choose_calls(self, pool, n, objective, **kwargs))
+
+    def decision(self, objective: str = "best", **kwargs) -> pd.Series:
+        """The objective's metric now and whether ``target=`` is met
+        (:func:`bayes_tee.posterior.decision.decision`).
+
+        >>> post.decision("best", target=0.95)["met"]  # doctest: +SKIP
+        """
+        return self._stamp(decide(self, objective, **kwargs))
 
     def gaming_surface(self, k: int = 27, design=None, **kwargs) -> pd.DataFrame:
         """Expected best-of-``k`` inflation at designs, in score units and Elo (Messing 2026 Sec. 4.4;

@@ -380,12 +380,13 @@ def fit_posterior(
         (:func:`bayes_tee.likelihoods.registry.build_model`); ``auto`` takes ``balanced``
         when every cell holds the same calls (categories of any size), else ``blocks`` (each
         item's short and empty cells integrated out exactly, one Woodbury step per item;
-        :mod:`bayes_tee.likelihoods.blocks.density`) when at most
-        :data:`~bayes_tee.likelihoods.strata.augment.MAX_LATENT_SHARE` of the cells are short, else
+        :mod:`bayes_tee.likelihoods.blocks.density`) while each item's block is small
+        (:data:`~bayes_tee.likelihoods.registry.MAX_BLOCK_FLOPS_PER_ITEM`), else
         ``marginal`` (every random effect integrated out exactly) unless its per-evaluation
         cost is large, else ``cells`` (``rows`` is the slow textbook form, for benchmarks).
         ``augmented`` (the balanced likelihood with one latent value per short cell) is kept
-        by name. ``balanced``, ``blocks`` and ``augmented`` compile nothing per layout.
+        by name. ``balanced``, ``blocks`` and ``augmented`` compile nothing per layout: their
+        kernels are C callbacks compiled once per machine, which nutpie calls without Python.
         The GLMM (``family="binomial"``) is ``binomial`` (every effect sampled, the cell
         effect non-centred) or
         ``binomial_quadrature`` (the cell effect integrated out by adaptive Gauss-Hermite

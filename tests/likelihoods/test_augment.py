@@ -76,7 +76,7 @@ def test_augmented_likelihood_integrates_to_the_marginal(case):
     assert np.ptp(diffs) < 1e-6 * max(1.0, abs(np.mean(diffs))), diffs
 
 
-def test_auto_takes_blocks_for_nearly_balanced_and_marginal_otherwise():
+def test_auto_takes_blocks_for_short_cells_however_many():
     df = bt.simulate.tee_dgp(
         n_items=12, n_prompts=3, n_judges=2, n_temperatures=1, n_replicates=2, random_seed=5
     )
@@ -86,7 +86,9 @@ def test_auto_takes_blocks_for_nearly_balanced_and_marginal_otherwise():
         few = bt.validate_design(df.iloc[5:], **roles)  # a few calls lost
         many = bt.validate_design(df.sample(frac=0.6, random_state=1), **roles)
     assert augment_layout(few).latent_share < 0.1 and choose_method(few) == "blocks"
-    assert augment_layout(many).latent_share > 0.3 and choose_method(many) == "marginal"
+    # the item blocks compile nothing per layout (a C callback), so 40% of the calls lost is
+    # theirs too while each item's block is small
+    assert augment_layout(many).latent_share > 0.3 and choose_method(many) == "blocks"
 
 
 @pytest.mark.parametrize("random_judges", [False, True])

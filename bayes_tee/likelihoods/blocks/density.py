@@ -44,6 +44,7 @@ from ..._core.density import Layout
 from ..._core.exceptions import ArgumentError
 from ..._core.priors import PriorSpec
 from ...design.design import Design
+from ..kernels.callbacks import BLOCKS_KINDS, callback, pack
 from ..kernels.prior import FAMILIES
 from ..levels import coords
 from .kernel import blocks_logp_grad
@@ -139,6 +140,13 @@ class BlocksDensity:
         n_var = len(self.var_terms)
         x[n_var] -= self.design.y_mean
         return blocks_logp_grad(x, *self._args)
+
+    def callback(self) -> tuple:
+        """The kernel as nutpie's C callbacks (:mod:`..kernels.callbacks`): log density, expand,
+        the argument table and the arrays it points into; nothing compiled per layout.
+        """
+        extra = (int(len(self.var_terms)), float(self.design.y_mean))
+        return (callback("blocks"), callback("copy"), *pack(self._args + extra, BLOCKS_KINDS))
 
     def initial_point(self, rng: np.random.Generator) -> np.ndarray:
         """Prior-scale SDs, the outcome mean, zero effects and shared coordinates, jittered by

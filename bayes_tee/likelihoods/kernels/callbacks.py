@@ -1,4 +1,5 @@
-"""The GLMM kernels as C callbacks that nutpie calls without Python.
+"""The kernels as C callbacks that nutpie calls without Python: the GLMMs' and the Gaussian
+``blocks`` and ``strata`` (balanced, augmented) likelihoods'.
 
 Through a Python callback every gradient pays the call into Python and the kernel's argument
 dispatch (about 25 microseconds for the ordinal kernel's 37 arguments), and the chains' threads
@@ -30,8 +31,10 @@ from numba.core import cgutils, sigutils
 from numba.core.ccallback import CFunc
 from numba.extending import intrinsic
 
+from ..blocks.kernel import blocks_logp_grad
 from ..logit_glmm.kernel import binomial_logp_grad
 from ..ordinal.kernel import ordinal_logp_grad
+from ..strata.kernel import strata_logp_grad
 from . import SOURCE_DIGEST
 
 #: nutpie's log density callback: ``(dim, x, gradient out, logp out, user data) -> code``;
@@ -54,9 +57,9 @@ RAISED, NOT_FINITE = 1, 4
 _NUMBA_KINDS = {
     "f0": types.float64, "i0": types.int64, "b0": types.boolean,
     "f1": types.float64[::1], "i1": types.int64[::1], "b1": types.boolean[::1],
-    "f2": types.float64[:, ::1], "i2": types.int64[:, ::1],
+    "f2": types.float64[:, ::1], "i2": types.int64[:, ::1], "u1": types.uint8[::1],
 }  # fmt: skip
-_DTYPES = {"f": np.float64, "i": np.int64, "b": np.bool_}
+_DTYPES = {"f": np.float64, "i": np.int64, "b": np.bool_, "u": np.uint8}
 
 #: The kinds of :func:`~bayes_tee.likelihoods.ordinal.kernel.ordinal_logp_grad`'s arguments
 #: after ``x``, in order (the readers in ``_ordinal_logp`` follow it).
@@ -70,6 +73,22 @@ BINOMIAL_KINDS = (
     "i1", "f1", "f1", "f1", "f0", "f0", "b0", "i1", "i1", "f1", "i1", "f1",
     "i1", "i1", "i1", "b1", "i1", "i1", "i1", "b1", "f1", "i1", "i1", "i1", "i1",
     "i2", "f1", "f1", "f1", "i0", "f1", "f1",
+)  # fmt: skip
+
+#: The same for :func:`~bayes_tee.likelihoods.blocks.kernel.blocks_logp_grad`, then the two the
+#: callback itself reads: the grand mean's position in ``x`` and the outcome mean it is centred on.
+BLOCKS_KINDS = (
+    "i1", "f1", "f1", "f1", "f0", "f0", "i1", "i1", "f1", "i1", "f1", "i2", "f2", "f2", "i1",
+    "i0", "i0", "b0", "i0", "i0", "i0", "i0", "f2", "i1", "f1", "f1", "f1", "f1", "f1", "i1",
+    "i1", "i1", "f1", "f2", "u1", "i1", "f2", "f1", "f0", "f0", "f0", "i0", "f0",
+)  # fmt: skip
+#: The same for :func:`~bayes_tee.likelihoods.strata.kernel.strata_logp_grad` (balanced and
+#: augmented).
+STRATA_KINDS = (
+    "i1", "f1", "f1", "f1", "f0", "f0", "i1", "i1", "f1", "i1", "f1", "f1", "f1", "f2", "f2",
+    "f1", "f1", "f0", "f1", "f1", "f1", "f1", "f1", "f0", "f1", "f1", "b0", "i0", "f1", "i1",
+    "f1", "f1", "f0", "f0", "i0", "i1", "f1", "i1", "f2", "f2", "f2", "f2", "f0", "f2", "i0",
+    "f2", "i1", "i0", "i1", "f1", "f1", "f0", "f0",
 )  # fmt: skip
 
 
@@ -125,6 +144,11 @@ def _i1(t, k):  # pragma: no cover - compiled
 @numba.njit(inline="always")
 def _b1(t, k):  # pragma: no cover - compiled
     return numba.carray(_address(t[k, 0]), (t[k, 1],), np.bool_)
+
+
+@numba.njit(inline="always")
+def _u1(t, k):  # pragma: no cover - compiled
+    return numba.carray(_address(t[k, 0]), (t[k, 1],), np.uint8)
 
 
 @numba.njit(inline="always")
@@ -198,6 +222,44 @@ def _binomial_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
     return _finish(value, grad, dim, out_, logp_)
 
 
+def _blocks_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
+    t = numba.carray(table_, (len(BLOCKS_KINDS), 4), np.int64)
+    x = numba.carray(x_, (dim,)).copy()
+    x[_i0(t, 41)] -= _f0(t, 42)  # the grand mean, centred on the outcome mean as the data are
+    try:
+        p0 = (x, _i1(t, 0), _f1(t, 1), _f1(t, 2), _f1(t, 3), _f0(t, 4), _f0(t, 5), _i1(t, 6),
+              _i1(t, 7), _f1(t, 8), _i1(t, 9), _f1(t, 10), _i2(t, 11), _f2(t, 12), _f2(t, 13))  # fmt: skip
+        p1 = (_i1(t, 14), _i0(t, 15), _i0(t, 16), _b0(t, 17), _i0(t, 18), _i0(t, 19), _i0(t, 20),
+              _i0(t, 21), _f2(t, 22), _i1(t, 23), _f1(t, 24), _f1(t, 25), _f1(t, 26), _f1(t, 27),
+              _f1(t, 28))  # fmt: skip
+        p2 = (_i1(t, 29), _i1(t, 30), _i1(t, 31), _f1(t, 32), _f2(t, 33), _u1(t, 34), _i1(t, 35),
+              _f2(t, 36), _f1(t, 37), _f0(t, 38), _f0(t, 39), _f0(t, 40))  # fmt: skip
+        value, grad = blocks_logp_grad(*(p0 + p1 + p2))
+    except Exception:  # noqa: BLE001 - as in _ordinal_logp
+        return RAISED
+    return _finish(value, grad, dim, out_, logp_)
+
+
+def _strata_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
+    t = numba.carray(table_, (len(STRATA_KINDS), 4), np.int64)
+    x = numba.carray(x_, (dim,))
+    try:
+        p0 = (x, _i1(t, 0), _f1(t, 1), _f1(t, 2), _f1(t, 3), _f0(t, 4), _f0(t, 5), _i1(t, 6),
+              _i1(t, 7), _f1(t, 8), _i1(t, 9), _f1(t, 10), _f1(t, 11), _f1(t, 12), _f2(t, 13))  # fmt: skip
+        p1 = (_f2(t, 14), _f1(t, 15), _f1(t, 16), _f0(t, 17), _f1(t, 18), _f1(t, 19), _f1(t, 20),
+              _f1(t, 21), _f1(t, 22), _f0(t, 23), _f1(t, 24), _f1(t, 25), _b0(t, 26), _i0(t, 27),
+              _f1(t, 28))  # fmt: skip
+        p2 = (_i1(t, 29), _f1(t, 30), _f1(t, 31), _f0(t, 32), _f0(t, 33), _i0(t, 34), _i1(t, 35),
+              _f1(t, 36), _i1(t, 37), _f2(t, 38), _f2(t, 39), _f2(t, 40), _f2(t, 41), _f0(t, 42),
+              _f2(t, 43))  # fmt: skip
+        p3 = (_i0(t, 44), _f2(t, 45), _i1(t, 46), _i0(t, 47), _i1(t, 48), _f1(t, 49), _f1(t, 50),
+              _f0(t, 51), _f0(t, 52))  # fmt: skip
+        value, grad = strata_logp_grad(*(p0 + p1 + p2 + p3))
+    except Exception:  # noqa: BLE001 - as in _ordinal_logp
+        return RAISED
+    return _finish(value, grad, dim, out_, logp_)
+
+
 def _copy(dim, n_expanded, x_, out_, table_):  # pragma: no cover - compiled
     """The draws as sampled: the unconstrained vector, expanded after sampling."""
     x = numba.carray(x_, (dim,))
@@ -206,13 +268,17 @@ def _copy(dim, n_expanded, x_, out_, table_):  # pragma: no cover - compiled
     return 0
 
 
-_FUNCTIONS = {"ordinal": (_ordinal_logp, LOGP_SIGNATURE), "binomial": (_binomial_logp, LOGP_SIGNATURE),
-              "copy": (_copy, EXPAND_SIGNATURE)}  # fmt: skip
+_FUNCTIONS = {
+    "ordinal": (_ordinal_logp, LOGP_SIGNATURE), "binomial": (_binomial_logp, LOGP_SIGNATURE),
+    "blocks": (_blocks_logp, LOGP_SIGNATURE), "strata": (_strata_logp, LOGP_SIGNATURE),
+    "copy": (_copy, EXPAND_SIGNATURE),
+}  # fmt: skip
 
 
 @cache
 def callback(name: str) -> CFunc:
-    """The C callback ``name`` (``"ordinal"``, ``"binomial"``: a kernel's log density;
+    """The C callback ``name`` (``"ordinal"``, ``"binomial"``, ``"blocks"``, ``"strata"``: a
+    kernel's log density;
     ``"copy"``: the expand callback that reports ``x`` itself), compiled on first use in this
     process and cached on disk.
 

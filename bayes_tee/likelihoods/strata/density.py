@@ -36,6 +36,7 @@ from ..._core.exceptions import ArgumentError
 from ..._core.priors import PriorSpec
 from ...design.design import Design
 from ..anova import strata, stratum_blocks
+from ..kernels.callbacks import STRATA_KINDS, callback, pack
 from ..levels import coords
 from .augment import augment_layout
 from .kernel import FAMILIES, strata_logp_grad
@@ -223,6 +224,12 @@ class StrataDensity:
     def logp_grad(self, x: np.ndarray) -> tuple[float, np.ndarray]:
         """Log density and gradient at unconstrained ``x`` (see the module docstring)."""
         return strata_logp_grad(np.ascontiguousarray(x, dtype=np.float64), *self._args)
+
+    def callback(self) -> tuple:
+        """The kernel as nutpie's C callbacks (:mod:`..kernels.callbacks`): log density, expand,
+        the argument table and the arrays it points into; nothing compiled per layout.
+        """
+        return (callback("strata"), callback("copy"), *pack(self._args, STRATA_KINDS))
 
     def initial_point(self, rng: np.random.Generator) -> np.ndarray:
         """PyMC's support point (prior scales, the outcome mean, zero effects and latent
