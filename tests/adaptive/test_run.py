@@ -75,7 +75,9 @@ def test_budgets_and_an_exhausted_pool_stop_the_run(full, pilot, pool):
     ended = run(pilot, small, replay(full), objective="best", target=0.999, batch=10)
     assert ended.stopped == "pool" and ended.data["pool_index"].notna().sum() == 12
     priced = pool.assign(price=np.where(pool["model"] == "s0", 5.0, 1.0))
-    paid = run(pilot, priced, replay(full), objective="best", target=0.999, batch=20, max_cost=30, cost="price")
+    paid = run(
+        pilot, priced, replay(full), objective="best", target=0.999, batch=20, max_cost=30, cost="price"
+    )
     assert paid.stopped == "max_cost" and paid.history["cost"].iloc[-1] <= 30
 
 

@@ -120,7 +120,8 @@ def test_fit_samples_the_density_without_compiling():
             method="augmented",
         )
     assert post.method == "augmented"
-    assert post.info["compiled_with"] == "none"
+    # the kernel as a C callback compiled once per machine: nothing compiled for this layout
+    assert post.info["compiled_with"] == "callback" and post.info["compile_s"] < 5
     assert post.info["n_free_parameters"] > 8
     assert {"sigma_item", "mu", "judge_effect"} <= set(post.idata["posterior"].data_vars)
     assert post.idata["posterior"]["judge_effect"].dims[-1] == "judge"
