@@ -148,13 +148,15 @@ def run_adaptive(
     fit_kwargs.setdefault("progressbar", False)
     path = None if checkpoint is None else Path(checkpoint)
     saved = ckpt.read(path) if path is not None and path.exists() else None
-    scored = data.copy() if saved is None else saved.data
+    # the pilot's rows have no pool index; a bought row keeps its pool row's
+    scored = data.assign(pool_index=pd.Series([None] * len(data), index=data.index, dtype=object))
+    scored = scored if saved is None else saved.data
     history = [] if saved is None else saved.history.to_dict("records")
     remaining = pool if saved is None else pool.drop(index=saved.bought, errors="ignore")
     # the step the uninterrupted run would fit next (its seed too); a finished run's last one
     step = 0 if saved is None else int(saved.history["step"].max()) + (saved.stopped is None)
-    spent = 0.0 if saved is None else float(saved.history["cost"].iloc[-1])
-    bought = 0 if saved is None else len(saved.bought)
+    already = [] if saved is None else saved.bought
+    spent, bought = 0.0, len(already)
     costs = None
     obj = None
     while True:
@@ -165,6 +167,7 @@ def run_adaptive(
             target = obj.check_target(target)
             outcome = post.design.roles.outcome
             costs = pd.Series(call_costs(post, pool, cost), index=pool.index)
+            spent = float(costs.loc[already].sum())  # what a resumed run had spent
         d = post.decision(obj.name, systems=obj.systems, over=obj.over, level=obj.level, target=target)
         ok = bool(post.diagnostics()["ok"])
         if not history or history[-1]["step"] != step:
@@ -191,7 +194,7 @@ def run_adaptive(
         asked = chosen.drop(columns=["gain", "cost"])
         answer = oracle(asked.copy())
         good, problem = _check_answer(asked, answer, outcome)
-        rows = good.assign(pool_index=good.index)
+        rows = good.assign(pool_index=pd.Series(list(good.index), index=good.index, dtype=object))
         scored = pd.concat([scored, rows], ignore_index=True)
         bought += len(good)
         spent += float(costs.loc[good.index].sum())
