@@ -351,6 +351,39 @@ def test_leaderboard_fits_systems_and_reads_a_saved_comparison(tmp_path, capsys)
     assert "--system" in capsys.readouterr().err
 
 
+@pytest.mark.slow
+def test_next_writes_the_chosen_calls_and_says_whether_to_stop(tmp_path, capsys):
+    df = bt.simulate.systems_dgp(n_systems=4, n_items=24, n_judges=2, n_prompts=1, random_seed=3)
+    df = df.drop(columns=["prompt", "replicate"])
+    items = df["item"].unique()
+    pilot, rest = df[df["item"].isin(items[:8])], df[~df["item"].isin(items[:8])]
+    csv, pool, out, nc = (tmp_path / f for f in ("pilot.csv", "pool.csv", "next.csv", "fit.nc"))
+    pilot.to_csv(csv, index=False)
+    rest.drop(columns="score").to_csv(pool, index=False)
+    roles = ["--outcome", "score", "--item", "item", "--judge", "judge", "--system", "model", "--quiet"]
+    assert main(["leaderboard", str(csv), *roles, "--out", str(nc)]) == 0
+    capsys.readouterr()
+    assert (
+        main(["next", str(nc), "--pool", str(pool), "--n", "12", "--objective", "rank", "--out", str(out)])
+        == 0
+    )
+    assert "12 calls written" in capsys.readouterr().out
+    chosen = pd.read_csv(out, index_col=0)
+    assert len(chosen) == 12 and set(chosen.index) <= set(range(len(rest)))
+    assert {"model", "item", "judge", "gain", "cost"} <= set(chosen.columns)
+    assert main(["next", str(nc), "--status", "--objective", "best", "--target", "0.5", "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    lb = bt.load(nc).leaderboard()
+    assert status["metric"] == pytest.approx(lb["p_best"].iloc[0]) and status["about"] == lb["system"].iloc[0]
+    # arguments are checked before any data is read or fitted
+    assert main(["next", str(csv), *roles]) == 1
+    assert "--pool" in capsys.readouterr().err
+    assert main(["next", str(csv), *roles, "--pool", str(tmp_path / "nope.csv")]) == 1
+    assert "no such file" in capsys.readouterr().err
+    assert main(["next", str(csv), *roles, "--pool", str(pool), "--objective", "separate"]) == 1
+    assert "--systems" in capsys.readouterr().err
+
+
 def test_a_failing_fit_is_one_line_not_a_traceback(monkeypatch, capsys):
     import bayes_tee.cli as cli
 
