@@ -112,7 +112,7 @@ def next_calls(
     if pool.empty:
         return _chosen(pool, [], [], costs, obj, 0.0, 0.0)
     cand = Candidates.of(fit, pool)
-    problem = Problem.of(fit, obj, cand)
+    problem = Problem.of(fit, obj)
     order, gains, loss_after = problem.greedy(cand, costs, n)
     return _chosen(pool, order, gains, costs, obj, problem.loss_now, loss_after)
 
@@ -243,7 +243,7 @@ class Problem:
         self.loss_now = 0.0
 
     @classmethod
-    def of(cls, fit: Fit, obj: Objective, cand: Candidates) -> Problem:
+    def of(cls, fit: Fit, obj: Objective) -> Problem:
         """The pairs (or the unit) of ``obj`` on ``fit``, with its component draws."""
         d = fit.design
         random = [t for t in fit.terms if t.kind == "random"]
