@@ -12,6 +12,7 @@ buys items in the order of ``post.allocate`` (whole items, every system) from th
 The printed ratio is adaptive calls over uniform calls (the goal: at most 0.6).
 
     python benchmarks/adaptive_replay.py [--data safety simulated] [--objective best] [--target 0.95]
+        [--systems 14 --items 100 --system-sd 0.15] [--batch 200] [--pilot-items 10]
 """
 
 from __future__ import annotations
@@ -38,8 +39,12 @@ def safety() -> tuple[pd.DataFrame, dict, list[str]]:
     return df, roles, ["model", "prompt_item", "judge_model", "variant_id", "temperature", "replication"]
 
 
-def simulated() -> tuple[pd.DataFrame, dict, list[str]]:
-    df = bt.simulate.systems_dgp(n_systems=14, n_items=100, n_judges=3, n_prompts=1, random_seed=5)
+def simulated(
+    n_systems: int = 14, n_items: int = 100, sd: float = 0.15
+) -> tuple[pd.DataFrame, dict, list[str]]:
+    df = bt.simulate.systems_dgp(
+        n_systems=n_systems, n_items=n_items, n_judges=3, n_prompts=1, system_sd=sd, random_seed=5
+    )
     df = df.drop(columns="prompt")
     return df, dict(outcome="score", item="item", judge="judge", system="model"), ["model", "item", "judge"]
 
@@ -91,12 +96,17 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=200)
     ap.add_argument("--pilot-items", type=int, default=10)
     ap.add_argument("--max-calls", type=int, default=4000)
+    ap.add_argument("--systems", type=int, default=14, help="simulated: systems (14)")
+    ap.add_argument("--items", type=int, default=100, help="simulated: items (100)")
+    ap.add_argument("--system-sd", type=float, default=0.15, help="simulated: spread of the systems")
     args = ap.parse_args()
     for name in args.data:
         if name == "safety" and not SHARED.exists():
             print("safety: ../shared/external is absent; skipped")
             continue
-        df, roles, keys = {"safety": safety, "simulated": simulated}[name]()
+        df, roles, keys = (
+            safety() if name == "safety" else simulated(args.systems, args.items, args.system_sd)
+        )
         items = df[roles["item"]].unique()
         pilot = df[df[roles["item"]].isin(items[: args.pilot_items])]
         pool = df.drop(index=pilot.index).drop(columns=roles["outcome"])
