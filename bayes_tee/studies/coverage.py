@@ -237,7 +237,11 @@ def simulate_one(
                     **base,
                     "diagnostics_ok": float(post.diagnostics()["ok"]),
                     "fit_s": fit_s,
-                    "compiled": float(not post.info.get("reused_compiled", False)),
+                    # a native compile of this process (a kernel's C callback compiles nothing)
+                    "compiled": float(
+                        post.info.get("compiled_with") == "native"
+                        and not post.info.get("reused_compiled", False)
+                    ),
                 }
                 for lev in levels:
                     th = post.theta(level=lev).iloc[0]

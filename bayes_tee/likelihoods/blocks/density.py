@@ -142,8 +142,9 @@ class BlocksDensity:
         return blocks_logp_grad(x, *self._args)
 
     def callback(self) -> tuple:
-        """The kernel as nutpie's C callbacks (:mod:`..kernels.callbacks`): log density, expand,
-        the argument table and the arrays it points into; nothing compiled per layout.
+        """The kernel as nutpie's C callbacks (:mod:`bayes_tee.likelihoods.kernels.callbacks`): log
+        density, expand, the argument table and the arrays it points into; nothing compiled per
+        layout.
         """
         extra = (int(len(self.var_terms)), float(self.design.y_mean))
         return (callback("blocks"), callback("copy"), *pack(self._args + extra, BLOCKS_KINDS))

@@ -226,8 +226,9 @@ class StrataDensity:
         return strata_logp_grad(np.ascontiguousarray(x, dtype=np.float64), *self._args)
 
     def callback(self) -> tuple:
-        """The kernel as nutpie's C callbacks (:mod:`..kernels.callbacks`): log density, expand,
-        the argument table and the arrays it points into; nothing compiled per layout.
+        """The kernel as nutpie's C callbacks (:mod:`bayes_tee.likelihoods.kernels.callbacks`): log
+        density, expand, the argument table and the arrays it points into; nothing compiled per
+        layout.
         """
         return (callback("strata"), callback("copy"), *pack(self._args, STRATA_KINDS))
 
