@@ -101,7 +101,7 @@ class TEEEarlyStopping:
 
     def _reset(self) -> None:
         self.scores: dict[tuple[str, int], float] = {}
-        self.started: set[tuple[str, int]] = set()
+        self.started_samples: set[str] = set()  # samples with an epoch scheduled
         self.stopped: str | None = None  # why the remaining calls are skipped
         self.epochs_stopped: str | None = None  # why further epochs are skipped
         self.last: dict[str, Any] = {}
@@ -118,14 +118,14 @@ class TEEEarlyStopping:
     async def schedule_sample(self, id: str | int, epoch: int) -> Any:
         """An ``EarlyStop`` for a call the decision made unnecessary, else ``None``."""
         key = (str(id), int(epoch))
-        seen = any(s == key[0] for s, _ in self.started)
+        seen = key[0] in self.started_samples
         reason = None
         if self.stopped and (self.skip == "samples" or seen):
             reason = self.stopped
         elif self.epochs_stopped and seen:
             reason = self.epochs_stopped
         if reason is None:
-            self.started.add(key)
+            self.started_samples.add(key[0])
             return None
         self.skipped += 1
         return EarlyStop(

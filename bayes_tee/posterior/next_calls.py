@@ -173,26 +173,20 @@ class Candidates:
         terms = [t for t in fit.terms if t.kind == "random"]
         n_units = len(d.levels[system]) if system else 1
 
+        def key(c: dict[str, np.ndarray], facets) -> np.ndarray:
+            """One integer per row for its levels of ``facets`` (mixed radix; the system left out)."""
+            out = np.zeros(len(c["item"]), np.int64)
+            for f in facets:
+                if f != system:
+                    out = out * (len(d.categories) + 1 if f == "category" else radix[f]) + c[f]
+            return out
+
         def term_keys(c: dict[str, np.ndarray]) -> np.ndarray:
-            cols = []
-            for t in terms:
-                key = np.zeros(len(next(iter(c.values()))), np.int64)
-                facets = ("category",) if t.label == "category" else t.facets
-                for f in facets:
-                    if f == system:
-                        continue
-                    if f == "category":
-                        key = key * (len(d.categories) + 1) + c["category"]
-                    else:
-                        key = key * radix[f] + c[f]
-                cols.append(key)
-            return np.column_stack(cols) if cols else np.zeros((len(next(iter(c.values()))), 0), np.int64)
+            cols = [key(c, ("category",) if t.label == "category" else t.facets) for t in terms]
+            return np.column_stack(cols) if cols else np.zeros((len(c["item"]), 0), np.int64)
 
         def cell_key(c: dict[str, np.ndarray]) -> np.ndarray:
-            key = np.zeros(len(next(iter(c.values()))), np.int64)
-            for f in d.facets:
-                key = key * radix[f] + c[f]
-            return key
+            return key(c, [f for f in d.facets if f != system])
 
         if d.categories:
             codes["category"] = _categories(fit, pool, codes["item"])
@@ -300,10 +294,15 @@ class Problem:
         V1 = coef @ self.var + self.const
         base = now[p_idx]
         gain = np.clip(1.0 / np.maximum(V1, 1e-300) - 1.0 / base, 0.0, None)
-        V = 1.0 / (1.0 / base + m * gain)
+        return self.loss(p_idx, base, 1.0 / (1.0 / base + m * gain))
+
+    def loss(self, p_idx: np.ndarray, now: np.ndarray, after: np.ndarray) -> np.ndarray:
+        """The objective's loss of pairs ``p_idx`` whose variances per draw go from ``now`` to
+        ``after``: the expected half-width (``theta``), else the expected P(wrong way round).
+        """
         if self.obj.name == "theta":
-            return self.z * np.sqrt(V).mean(axis=-1)
-        return pair_error(self.delta[p_idx], base, V)
+            return self.z * np.sqrt(after).mean(axis=-1)
+        return pair_error(self.delta[p_idx], now, after)
 
     def greedy(self, cand: Candidates, costs: np.ndarray, n: int) -> tuple[list[int], list[float], float]:
         """Choose up to ``n`` candidates one at a time by gain per cost, the sums updated after
@@ -324,10 +323,10 @@ class Problem:
             ]
             return np.array(coef) @ self.var + self.const
 
+        every = np.arange(len(self.pairs))
+
         def pair_loss(V: np.ndarray) -> np.ndarray:
-            if self.obj.name == "theta":
-                return self.z * np.sqrt(V).mean(axis=-1)
-            return pair_error(self.delta, V, V)
+            return self.loss(every, V, V)
 
         # each unit's candidates' loss reduction per pair of theirs (columns: partners[u])
         parts = [np.zeros((len(by_unit[u]), len(partners[u]))) for u in range(cand.n_units)]
