@@ -353,6 +353,7 @@ def build_model(
 
 __all__ = [
     "LIKELIHOODS",
+    "MAX_BLOCK_FLOPS_PER_ITEM",
     "MAX_MARGINAL_FLOPS",
     "METHODS",
     "Likelihood",
