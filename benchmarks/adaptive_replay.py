@@ -31,12 +31,19 @@ SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "external"
 
 
 def safety() -> tuple[pd.DataFrame, dict, list[str]]:
+    """One call per response, judge and prompt wording (temperature 0, the first replication):
+    the four systems' responses to 35 prompts, 3 judges x 5 wordings, binary verdicts.
+    """
     df = pd.read_csv(SHARED / "tee_replication" / "safety_clean.csv").dropna(subset=["outcome"])
-    # the item id is prompt x response; the response's system is its position among the prompt's four
+    df = df[(df["temperature"] == df["temperature"].min()) & (df["replication"] == df["replication"].min())]
+    # the item id is prompt x response; the response's system is its suffix
     parts = df["item_id"].astype(str).str.rsplit("_", n=1, expand=True)
     df = df.assign(prompt_item=parts[0], model=parts[1] if parts.shape[1] > 1 else "s")
-    roles = dict(outcome="outcome", item="prompt_item", judge="judge_model", system="model")
-    return df, roles, ["model", "prompt_item", "judge_model", "variant_id", "temperature", "replication"]
+    df = df.drop_duplicates(["model", "prompt_item", "judge_model", "variant_id"])
+    roles = dict(
+        outcome="outcome", item="prompt_item", judge="judge_model", prompt="variant_id", system="model"
+    )
+    return df, roles, ["model", "prompt_item", "judge_model", "variant_id"]
 
 
 def simulated(

@@ -35,6 +35,11 @@ from . import checkpoint as ckpt
 
 #: How many times the draws of a step whose fit fails its diagnostics are multiplied on its refit.
 REFIT_FACTOR = 2
+#: Warm-up draws per chain of every step after the pilot's fit, unless ``tune=`` is given: the
+#: posterior moves little between steps and the compiled kernels are reused, so a short warm-up
+#: suffices; a step whose diagnostics fail is refitted with :data:`REFIT_FACTOR` times the draws
+#: (14 systems x 3 judges, 5,020 scattered calls: tune 300 gave bulk ESS 2,640 and R-hat 1.003).
+WARM_TUNE = 300
 #: What the history records per step.
 HISTORY_COLUMNS = ("step", "calls", "cost", "metric", "met", "diagnostics_ok", "refitted", "seconds", "about")
 
@@ -217,13 +222,15 @@ def run_adaptive(
 def _fit_step(scored: pd.DataFrame, seed: int | None, step: int, fit_kwargs: dict) -> tuple[Posterior, bool]:
     """The step's fit; refitted with :data:`REFIT_FACTOR` times the draws when it fails its checks."""
     kw = dict(fit_kwargs, random_seed=None if seed is None else seed + step)
+    if step > 0 and kw.get("tune") is None:
+        kw["tune"] = WARM_TUNE
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DiagnosticWarning)
         post = fit_posterior(scored.drop(columns="pool_index", errors="ignore"), **kw)
         if post.diagnostics()["ok"]:
             return post, False
         draws = int(post.info.get("draws_max") or post.info.get("draws") or 1000)
-        tune = int(post.info.get("tune") or 1000)
+        tune = int(post.info.get("tune") or kw.get("tune") or 1000)
         kw.update(draws=REFIT_FACTOR * draws, tune=REFIT_FACTOR * tune)
         return fit_posterior(scored.drop(columns="pool_index", errors="ignore"), **kw), True
 

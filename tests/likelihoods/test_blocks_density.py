@@ -32,7 +32,16 @@ def layout(case):
     if case == "items_only":
         kw.update(n_prompts=1, n_judges=1, n_temperatures=1, n_replicates=4)
         roles = dict(outcome="score", item="item", replicate="replicate")
+    if case == "sparse":  # an adaptive run's data: most items hold a few of their cells
+        kw["n_categories"] = 3
+        roles["category"] = "category"
     df = bt.simulate.tee_dgp(**kw)
+    if case == "sparse":
+        keys = ["item", "prompt", "judge", "temperature"]
+        cells = df[keys].drop_duplicates()
+        rng = np.random.default_rng(1)
+        keep = (cells["item"].isin(df["item"].unique()[:3])) | (rng.random(len(cells)) < 0.25)
+        df = df.merge(cells[keep], on=keys)
     df["score"] = 40.0 + 7.0 * df["score"]  # far from 0 and 1: the centring is exercised
     rng = np.random.default_rng(0)
     if case != "no_replicates":
@@ -49,7 +58,7 @@ def layout(case):
         return bt.validate_design(df, **roles, **extra)
 
 
-CASES = ["calls_lost", "categories", "random_judges", "no_replicates", "items_only"]
+CASES = ["calls_lost", "categories", "random_judges", "no_replicates", "items_only", "sparse"]
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -90,7 +99,18 @@ def test_blocks_density_integrates_to_the_marginal_model(case):
     assert np.ptp(diffs) < 1e-8 * max(1.0, abs(np.mean(diffs))), diffs
 
 
-@pytest.mark.parametrize("case", ["calls_lost", "categories"])
+def test_sparse_items_are_factored_on_their_observed_cells():
+    """An item holding fewer cells than it lacks takes the direct form (its observed cells'
+    own covariance), the others the Woodbury step; both are exact (the tests above).
+    """
+    d = layout("sparse")
+    b = blocks_density(d, bt.priors.get_prior()).blocks
+    assert b.direct.any() and not b.direct.all()
+    observed = np.bincount(d.cells["item"], minlength=len(d.levels["item"]))
+    np.testing.assert_array_equal(np.diff(b.offsets)[b.direct], observed[b.direct])
+
+
+@pytest.mark.parametrize("case", ["calls_lost", "categories", "sparse"])
 def test_blocks_gradient_is_the_log_density_s(case):
     dens = blocks_density(layout(case), bt.priors.get_prior("half_normal"))
     x = dens.initial_point(np.random.default_rng(3))

@@ -19,10 +19,17 @@ sampled, reparameterised around their conditional posterior in the complete desi
 their coordinates ``u`` are close to independent standard normals at any variance: no funnel,
 and NUTS takes about the steps of the balanced likelihood.
 
-Cost model of one evaluation: ``O(sum_i (s_i^3 / 2 + 4 s_i^2) + short cells x 2^F + M^2)``
-with ``M`` cells per item: linear in the items at a given share of short cells, nothing
-per call, and no latent value per short cell (the ``augmented`` likelihood carries one each,
-so its NUTS trajectories lengthen with their number).
+An item holding fewer observed cells ``o_i`` than latent ones (an adaptive run's data, where
+most items hold a few of their cells) is factored directly instead: its observed cell means are
+``N(m + a + g_c(i), V_OO + diag(sigma_rho^2 (1/n_c - 1/R)))``, whose entries come from the same
+``2^F`` table, and it leaves the complete-item sums. Each item takes the smaller matrix, so
+the cost is ``min(s_i, o_i)`` cubed (14 systems x 3 judges, 1,420 scattered calls: 0.17 ms per
+evaluation instead of 1.25 ms, a warm fit 5.7 s instead of 36.6 s).
+
+Cost model of one evaluation: ``O(sum_i (k_i^3 / 2 + 4 k_i^2) + short cells x 2^F + M^2)``
+with ``k_i = min(s_i, o_i)`` and ``M`` cells per item: linear in the items at a given share of
+short cells, nothing per call, and no latent value per short cell (the ``augmented``
+likelihood carries one each, so its NUTS trajectories lengthen with their number).
 
 >>> import bayes_tee as bt
 >>> df = bt.datasets.load("tee_demo")

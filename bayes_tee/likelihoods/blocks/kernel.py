@@ -167,6 +167,14 @@ def blocks_logp_grad(
     n_short,
     within_dof,
     within_ss,
+    # items factored directly on their observed cells, and the shared effects' weights
+    direct,
+    cell_y,
+    cell_dr,
+    a_zsum,
+    a_n,
+    c_z0,
+    c_n,
 ):  # pragma: no cover - compiled
     """Log density and its gradient at unconstrained ``x``; the model and notation are in
     :mod:`bayes_tee.likelihoods.blocks.density`.
@@ -208,8 +216,8 @@ def blocks_logp_grad(
     for k in range(n_alpha):
         r = alpha_r[k]
         t = rtype[r]
-        e = zsum[r] / n_i - mrot[r]
-        a, w, pi, root = _shrunk(e, x[a_off + k], n_i / v[t], gam[t])
+        e = a_zsum[r] / a_n - mrot[r]
+        a, w, pi, root = _shrunk(e, x[a_off + k], a_n / v[t], gam[t])
         alpha[k], alpha_w[k], alpha_pi[k], alpha_root[k], alpha_e[k] = a, w, pi, root, e
         crot[r] += a
         logp += -0.5 * (LOG_2PI + np.log(gam[t]) + a * a / gam[t]) - 0.5 * np.log(pi)
@@ -224,8 +232,8 @@ def blocks_logp_grad(
     var_cat = s2[cat_index] if has_cat else 1.0
     if has_cat:
         for c in range(n_cat):
-            e = (z0_cat[c] / n_cat_items[c] - crot[0]) / sqm
-            gc, w, pi, root = _shrunk(e, x[g_off + c], n_cat_items[c] * M / v[0], var_cat)
+            e = (c_z0[c] / max(c_n[c], 1e-12) - crot[0]) / sqm
+            gc, w, pi, root = _shrunk(e, x[g_off + c], c_n[c] * M / v[0], var_cat)
             gcat[c], cat_w[c], cat_pi[c], cat_root[c], cat_e[c] = gc, w, pi, root, e
             logp += -0.5 * (LOG_2PI + np.log(var_cat) + gc * gc / var_cat) - 0.5 * np.log(pi)
 
@@ -254,13 +262,16 @@ def blocks_logp_grad(
         for q in range(M):
             pc[t, q] += H[r, q] * crot[r]
     table = np.zeros(T)  # [V^-1]_{q q'} by the facets q and q' share
+    vtab = np.zeros(T)  # V_{q q'} the same way
     for t in range(T):
         for pat in range(T):
             table[pat] += pi_pat[t, pat] / v[t]
+            vtab[pat] += pi_pat[t, pat] * v[t]
     inv_rep2 = 1.0 / s2[rep_index] if rep_index >= 0 else 0.0
+    rep2 = s2[rep_index] if rep_index >= 0 else 0.0
     logp += -0.5 * n_short * (np.log(s2[rep_index]) if rep_index >= 0 else 0.0)
     s_max = 0
-    for i in range(n_items):
+    for i in range(item_cat.size):
         s_max = max(s_max, offsets[i + 1] - offsets[i])
     A = np.zeros((s_max, s_max))
     Ainv = np.zeros((s_max, s_max))
@@ -272,13 +283,52 @@ def blocks_logp_grad(
     bpy = np.zeros(T)
     bcat = np.zeros(n_cat)
     gd = 0.0
-    for i in range(n_items):
+    # direct items: slopes in V's table, sigma_rho^2 and the cells' means
+    svt = np.zeros(T)
+    bqd = np.zeros(M)
+    bcatd = np.zeros(n_cat)
+    gdr = 0.0
+    cmean = np.zeros(M)  # every cell's mean, item effects aside
+    for q in range(M):
+        for t in range(T):
+            cmean[q] += pc[t, q]
+    for i in range(item_cat.size):
         lo = offsets[i]
         s = offsets[i + 1] - lo
         if s == 0:
             continue
         gi = gcat[item_cat[i]] if has_cat else 0.0
         po = pat_off[i]
+        if direct[i]:
+            # y_O ~ N(mean_O, V_OO + diag(sigma_rho^2 (1/n - 1/R))), factored as it stands
+            for a in range(s):
+                c = lo + a
+                gvec[a] = cell_y[c] - cmean[lat_q[c]] - gi
+                for b in range(a + 1):
+                    A[a, b] = vtab[pats[po + a * s + b]]
+                A[a, a] += cell_dr[c] * rep2
+            logdet = _cholesky(A, s)
+            _solve(A, s, gvec, bvec)
+            quad = 0.0
+            for a in range(s):
+                quad += gvec[a] * bvec[a]
+            logp += -0.5 * (logdet + quad)
+            _inverse(A, s, work, Ainv)
+            # d/dS = -(S^-1 - b b') / 2, by the pattern of each entry; d/d mean = b
+            sb = 0.0
+            for a in range(s):
+                c = lo + a
+                row = po + a * s
+                for b in range(a):
+                    svt[pats[row + b]] += -(Ainv[a, b] - bvec[a] * bvec[b])
+                diag = -0.5 * (Ainv[a, a] - bvec[a] * bvec[a])
+                svt[pats[row + a]] += diag
+                gdr += diag * cell_dr[c]
+                bqd[lat_q[c]] += bvec[a]
+                sb += bvec[a]
+            if has_cat:
+                bcatd[item_cat[i]] += sb
+            continue
         for a in range(s):
             c = lo + a
             q = lat_q[c]
@@ -315,9 +365,11 @@ def blocks_logp_grad(
     # collect: M's table and diagonal, then g's dependence on v, crot and the categories
     for t in range(T):
         acc = 0.0
+        dacc = 0.0
         for pat in range(T):
             acc += spat[pat] * pi_pat[t, pat]
-        g_v[t] += -acc / (v[t] * v[t])
+            dacc += svt[pat] * pi_pat[t, pat]
+        g_v[t] += -acc / (v[t] * v[t]) + dacc
         pcb = 0.0
         for q in range(M):
             pcb += bq[q] * pc[t, q]
@@ -327,15 +379,17 @@ def blocks_logp_grad(
                 extra += bcat[c] * gcat[c]
         g_v[t] += -(bpy[t] - pcb - extra) / (v[t] * v[t])
     if rep_index >= 0:
-        g_s2[rep_index] += -gd * inv_rep2 * inv_rep2 - 0.5 * n_short * inv_rep2
+        g_s2[rep_index] += -gd * inv_rep2 * inv_rep2 - 0.5 * n_short * inv_rep2 + gdr
     for r in range(M):
         t = rtype[r]
         acc = 0.0
+        dacc = 0.0
         for q in range(M):
             acc += H[r, q] * bq[q]
-        g_crot[r] += -acc / v[t]
+            dacc += H[r, q] * bqd[q]
+        g_crot[r] += -acc / v[t] + dacc
     for c in range(n_cat):
-        g_g[c] += -bcat[c] / v[0]
+        g_g[c] += -bcat[c] / v[0] + bcatd[c]
 
     # -- within cells -------------------------------------------------------------------
     if rep_index >= 0:
@@ -348,7 +402,7 @@ def blocks_logp_grad(
             gc = gcat[c]
             G = g_g[c] - gc / var_cat  # prior's slope
             grad[g_off + c] = G / cat_root[c]
-            info = n_cat_items[c] * M / v[0]
+            info = c_n[c] * M / v[0]
             dv, dvar = _shrunk_slopes(
                 G, gc, x[g_off + c], cat_e[c], cat_pi[c], cat_root[c], info, v[0], var_cat
             )
@@ -363,7 +417,7 @@ def blocks_logp_grad(
         a = alpha[k]
         G = g_crot[r] - a / gam[t]
         grad[a_off + k] = G / alpha_root[k]
-        info = n_i / v[t]
+        info = a_n / v[t]
         dv, dgam = _shrunk_slopes(
             G, a, x[a_off + k], alpha_e[k], alpha_pi[k], alpha_root[k], info, v[t], gam[t]
         )

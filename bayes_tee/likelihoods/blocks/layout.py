@@ -34,32 +34,58 @@ class ItemBlocks:
     short_cells, empty_cells : int
         Cells with ``0 < n < R`` and ``n = 0`` calls in the full cross.
     offsets : numpy.ndarray
-        Item ``i``'s short or empty cells are ``offsets[i]:offsets[i + 1]``.
+        Item ``i``'s cells in the per-cell arrays are ``offsets[i]:offsets[i + 1]``: its short
+        or empty cells (the Woodbury form), or its observed cells when it is direct.
+    direct : numpy.ndarray
+        Per item, whether its observed cells are fewer than its latent ones, so that their own
+        covariance is factored instead (:func:`block_sizes`).
     """
 
     replicates: int
     short_cells: int
     empty_cells: int
     offsets: np.ndarray
+    direct: np.ndarray
     arrays: dict
 
 
 def blocks_cost(design: Design) -> float:
     """Floating-point operations per evaluation of the ``blocks`` likelihood: the Cholesky
-    factor and inverse of each item's ``s_i x s_i`` matrix, ``sum_i (s_i^3 / 2 + 4 s_i^2)``
-    (the module docstring's cost model).
+    factor and inverse of each item's ``k_i x k_i`` matrix, ``sum_i (k_i^3 / 2 + 4 k_i^2)``
+    with ``k_i`` from :func:`block_sizes` (the density module's cost model).
 
     >>> import bayes_tee as bt
     >>> d = bt.validate_design(bt.datasets.load("tee_demo"), outcome="score", item="item")
     >>> blocks_cost(d)
     0.0
     """
+    s = block_sizes(design)[0].astype(float)
+    return float(np.sum(s**3 / 2 + 4 * s**2))
+
+
+def block_sizes(design: Design) -> tuple[np.ndarray, np.ndarray]:
+    """Per item, the size of the matrix the likelihood factors, and whether it is the direct
+    form: ``min(s_i, o_i)`` of the latent (short or empty) cells ``s_i`` (one Woodbury step off
+    the complete item) and the observed cells ``o_i`` (the observed cells' own covariance,
+    the direct form), whichever is smaller.
+
+    >>> import bayes_tee as bt
+    >>> d = bt.validate_design(bt.datasets.load("tee_demo").iloc[1:], outcome="score", item="item",
+    ...                        prompt="prompt", judge="judge", temperature="temperature",
+    ...                        replicate="replicate")
+    >>> size, direct = block_sizes(d)
+    >>> int(size.max()), bool(direct.any())
+    (1, False)
+    """
     cells = design.cells
     n_items = len(design.levels["item"])
     per_item = design.n_full_cells // max(n_items, 1)
-    full = np.bincount(cells["item"].to_numpy()[cells["n"].to_numpy() == cells["n"].max()], minlength=n_items)
-    s = (per_item - full).astype(float)
-    return float(np.sum(s**3 / 2 + 4 * s**2))
+    item = cells["item"].to_numpy()
+    full = np.bincount(item[cells["n"].to_numpy() == cells["n"].max()], minlength=n_items)
+    observed = np.bincount(item, minlength=n_items)
+    latent = per_item - full
+    direct = observed < latent
+    return np.where(direct, observed, latent), direct
 
 
 #: NUTS acceptance target of the ``blocks`` likelihood when every sampled (item-free) random
@@ -125,14 +151,19 @@ def item_blocks(design: Design) -> ItemBlocks:
     Z = y @ H.T  # rotated coordinates of every item
     cat = np.zeros(n_items, dtype=np.int64) if design.categories is None else np.asarray(design.item_category)
     n_cat = int(cat.max()) + 1
-    # the latent (short or empty) cells, item by item
-    li, lq = np.nonzero(n_full < R)
+    _, direct = block_sizes(design)
+    woodbury = ~direct
+    # per item its latent (short or empty) cells, or its observed cells when it is direct
+    slot = np.where(direct[:, None], n_full > 0, n_full < R)
+    li, lq = np.nonzero(slot)
     offsets = np.searchsorted(li, np.arange(n_items + 1)).astype(np.int64)
     n_lat = n_full[li, lq]
+    on_direct = direct[li]
     T = 1 << F
     proj = np.zeros((li.size, T))  # [Pi_t y_i]_q of each latent cell
     for r in range(M):
         proj[:, rtype[r]] += H[r, lq] * Z[li, r]
+    proj[on_direct] = 0.0
     grid = np.indices(levels).reshape(F, -1) if inner else np.zeros((0, 1), int)
     pats = []
     for k in range(n_items):
@@ -151,22 +182,26 @@ def item_blocks(design: Design) -> ItemBlocks:
                 pi_pat[t, pat] *= ((1.0 if pat >> f & 1 else 0.0) - inv) if t >> f & 1 else inv
     df_t = np.array([np.prod([levels[f] - 1 for f in range(F) if t >> f & 1]) for t in range(T)], float)
     observed = cells["n"].to_numpy()
-    short = (n_lat > 0).astype(float)
+    short = (n_lat > 0) & ~on_direct
+    # the shared effects' reparameterisation weighs each item by its share of observed cells
+    share = (n_full > 0).sum(axis=1) / M
+    Zw = Z[woodbury]
+    cw = cat[woodbury]
     arrays = {
-        "n_items": n_items,
+        "n_items": int(woodbury.sum()),
         "n_cells": M,
         "H": np.ascontiguousarray(H),
         "rtype": rtype,
-        "ssq": (Z**2).sum(axis=0),
-        "zsum": Z.sum(axis=0),
-        "n_cat_items": np.bincount(cat, minlength=n_cat).astype(float),
-        "z0_cat": np.bincount(cat, weights=Z[:, 0], minlength=n_cat),
-        "s0_cat": np.bincount(cat, weights=Z[:, 0] ** 2, minlength=n_cat),
+        "ssq": (Zw**2).sum(axis=0),
+        "zsum": Zw.sum(axis=0),
+        "n_cat_items": np.bincount(cw, minlength=n_cat).astype(float),
+        "z0_cat": np.bincount(cw, weights=Zw[:, 0], minlength=n_cat),
+        "s0_cat": np.bincount(cw, weights=Zw[:, 0] ** 2, minlength=n_cat),
         "item_cat": cat,
         "offsets": offsets,
         "lat_q": lq.astype(np.int64),
         # 1 / delta_c = lat_d0 / sigma_rho^2 (0 for an empty cell)
-        "lat_d0": np.where(n_lat > 0, n_lat * R / np.maximum(R - n_lat, 1), 0.0) * short,
+        "lat_d0": np.where(short, n_lat * R / np.maximum(R - n_lat, 1), 0.0),
         "proj": np.ascontiguousarray(proj),
         "pats": np.concatenate(pats) if pats else np.zeros(0, np.uint8),
         "pat_off": pat_off,
@@ -175,8 +210,18 @@ def item_blocks(design: Design) -> ItemBlocks:
         "n_short": float(short.sum()),
         "within_dof": float((observed - 1).sum()),
         "within_ss": float(cells["ss"].sum()),
+        "direct": direct.astype(np.int64),
+        # a direct item's observed cell means and their extra noise 1/n - 1/R (per sigma_rho^2)
+        "cell_y": np.where(on_direct, y[li, lq], 0.0),
+        "cell_dr": np.where(on_direct, 1.0 / np.maximum(n_lat, 1) - 1.0 / R, 0.0),
+        "a_zsum": Z.sum(axis=0),
+        "a_n": float(share.sum()),
+        "c_z0": np.bincount(cat, weights=Z[:, 0], minlength=n_cat),
+        "c_n": np.bincount(cat, weights=share, minlength=n_cat),
     }
-    return ItemBlocks(R, int(short.sum()), int((n_lat == 0).sum()), offsets, arrays)
+    n_short_all = int(((n_full > 0) & (n_full < R)).sum())
+    n_empty = int((n_full == 0).sum())
+    return ItemBlocks(R, n_short_all, n_empty, offsets, direct, arrays)
 
 
 def type_coefficients(design: Design, var_terms: list, replicates: int) -> tuple[np.ndarray, np.ndarray]:
