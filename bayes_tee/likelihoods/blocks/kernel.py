@@ -118,6 +118,20 @@ def _inverse(L, s, X, out):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True, fastmath=FAST)
+def _factor(A, s, g, b, work, Ainv):  # pragma: no cover - compiled
+    """Factor the leading ``s x s`` block of ``A`` in place: ``b = A^-1 g``, ``Ainv = A^-1``;
+    returns ``log det A`` and ``g' A^-1 g``.
+    """
+    logdet = _cholesky(A, s)
+    _solve(A, s, g, b)
+    quad = 0.0
+    for a in range(s):
+        quad += g[a] * b[a]
+    _inverse(A, s, work, Ainv)
+    return logdet, quad
+
+
+@numba.njit(cache=True, nogil=True, fastmath=FAST)
 def blocks_logp_grad(
     x,
     # SD priors, one per variance term (x[0:n_var] are the log SDs)
@@ -307,13 +321,8 @@ def blocks_logp_grad(
                 for b in range(a + 1):
                     A[a, b] = vtab[pats[po + a * s + b]]
                 A[a, a] += cell_dr[c] * rep2
-            logdet = _cholesky(A, s)
-            _solve(A, s, gvec, bvec)
-            quad = 0.0
-            for a in range(s):
-                quad += gvec[a] * bvec[a]
+            logdet, quad = _factor(A, s, gvec, bvec, work, Ainv)
             logp += -0.5 * (logdet + quad)
-            _inverse(A, s, work, Ainv)
             # d/dS = -(S^-1 - b b') / 2, by the pattern of each entry; d/d mean = b
             sb = 0.0
             for a in range(s):
@@ -339,13 +348,8 @@ def blocks_logp_grad(
             for b in range(a + 1):
                 A[a, b] = table[pats[po + a * s + b]]
             A[a, a] += lat_d0[c] * inv_rep2
-        logdet = _cholesky(A, s)
-        _solve(A, s, gvec, bvec)
-        quad = 0.0
-        for a in range(s):
-            quad += gvec[a] * bvec[a]
+        logdet, quad = _factor(A, s, gvec, bvec, work, Ainv)
         logp += -0.5 * (logdet - quad)
-        _inverse(A, s, work, Ainv)
         # d/dM = -(M^-1 + b b') / 2, by the pattern of each entry; d/d g = b
         sb = 0.0
         for a in range(s):
