@@ -20,15 +20,17 @@ bayes_tee._core.exceptions.DesignError: formula= takes no position= or replicate
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from typing import Literal
 
 import pandas as pd
 
-from .._core.exceptions import DesignError
+from .._core.exceptions import DesignError, DesignWarning
 from .checks import check_frame, closest_column, scale_use_options
 from .design import Design
 from .formula import parse_formula
 from .from_formula import validate_formula
+from .losses import COPY_REASON, drop_copies
 from .out_of_core import is_out_of_core, validate_dask
 from .roles import ROLES_ATTR, frame_roles, validate_design
 
@@ -198,6 +200,39 @@ def build_design(
     scale_use = {"thresholds": thresholds, "spread": spread}
     if system is not None:
         _check_system(data, system, position, swapped, out_of_core)
+    copies = 0
+    if not out_of_core and isinstance(data, pd.DataFrame):
+        named = parse_formula(formula).outcome if formula is not None else outcome
+        named = named or frame_roles(data, {"outcome": None, "item": None}, system=system).get("outcome")
+        data, copies = drop_copies(data, named)
+    design = _build(
+        data, formula=formula, outcome=outcome, item=item, prompt=prompt, judge=judge,
+        temperature=temperature, replicate=replicate, category=category, position=position,
+        swapped=swapped, judge_effect=judge_effect, system=system, family=family,
+        overdispersion=overdispersion, scale_use=scale_use, warn=warn, client=client,
+        out_of_core=out_of_core,
+    )  # fmt: skip
+    if not copies:
+        return design
+    note = (
+        f"Dropped {copies} row(s) that copy another row in every column (a continuous score repeated "
+        "to the last digit is one call counted twice, not a replicate); give repeated calls an epoch "
+        "or call-id column to keep them."
+    )
+    if warn:
+        warnings.warn(note, DesignWarning, stacklevel=2)
+    return dataclasses.replace(
+        design,
+        dropped={COPY_REASON: copies, **design.dropped},
+        notes=(note, *design.notes),
+    )
+
+
+def _build(
+    data, *, formula, outcome, item, prompt, judge, temperature, replicate, category, position,
+    swapped, judge_effect, system, family, overdispersion, scale_use, warn, client, out_of_core,
+) -> Design:  # fmt: skip
+    """:func:`build_design` after the frame's kind is known and its copied rows dropped."""
     if formula is not None:
         if position is not None or replicate is not None or swapped is not None:
             raise DesignError(
@@ -261,7 +296,7 @@ def build_design(
         data, outcome=outcome, item=item, prompt=prompt, judge=judge, temperature=temperature,
         replicate=replicate, category=category, position=position, swapped=swapped,
         judge_effect=judge_effect, family=family, overdispersion=overdispersion,
-        thresholds=thresholds, spread=spread, warn=warn,
+        thresholds=scale_use["thresholds"], spread=scale_use["spread"], warn=warn,
     )  # fmt: skip
 
 

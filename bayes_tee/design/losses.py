@@ -61,3 +61,36 @@ def log_losses(df: pd.DataFrame) -> dict[str, int]:
             for reason, n in reasons.items():
                 total[reason] = total.get(reason, 0) + int(n)
     return total
+
+
+#: The reason under which :func:`drop_copies` counts the rows it drops.
+COPY_REASON = "the row is an exact copy of another (every column equal, a non-integer score)"
+
+
+def drop_copies(df: pd.DataFrame, outcome: str | None) -> tuple[pd.DataFrame, int]:
+    """``df`` without the rows that repeat another row in every column, when the outcome is a
+    continuous score, and how many were dropped.
+
+    A repeated call of an eval framework carries its own epoch, sample or call id, and a
+    continuous score (a preference, a probability) repeated to the last digit in every column is
+    a copy of one call (a file appended twice), not a replicate: kept, it would tell the model
+    that repeated calls never vary, pinning the residual at zero. 0/1 verdicts and integer
+    scores repeat legitimately and are never dropped.
+
+    >>> df = pd.DataFrame({"score": [0.25, 0.25, 0.5], "item": ["a", "a", "b"]})
+    >>> drop_copies(df, "score")[1]
+    1
+    >>> drop_copies(df.assign(score=[1, 1, 0]), "score")[1]
+    0
+    """
+    if outcome is None or outcome not in df.columns or not pd.api.types.is_float_dtype(df[outcome]):
+        return df, 0
+    y = df[outcome].to_numpy(dtype=float)
+    finite = y[np.isfinite(y)]
+    if not len(finite) or np.all(finite == np.round(finite)):
+        return df, 0
+    try:
+        copy = df.duplicated().to_numpy()
+    except TypeError:  # unhashable cells (lists, dicts): nothing to compare
+        return df, 0
+    return (df.loc[~copy], int(copy.sum())) if copy.any() else (df, 0)
