@@ -1,18 +1,35 @@
 """Adaptive evaluation on a replay of complete data: the calls adaptive batches, uniform random
-batches and the static ``allocate`` plan need to reach the same target, each decision beside the
-full data's.
+batches and the static plan need to reach the same target, each decision beside the full data's.
 
-Data sets: ``safety`` (``../shared/external/tee_replication/safety_clean.csv``: the judges'
-verdicts on the responses of the four systems under test; the system is the response, the item
-its prompt) and ``simulated`` (14 systems x 100 items x 3 judges from ``bt.simulate.systems_dgp``,
-with known truth). From a pilot of ``--pilot-items`` items per system the rest is the pool and
-the oracle looks each score up. Every strategy buys ``--batch`` calls per step and refits
-(``bt.run_adaptive``); uniform random takes the pool in a seeded random order; the static plan
-buys items in the order of ``post.allocate`` (whole items, every system) from the pilot's fit.
-The printed ratio is adaptive calls over uniform calls (the goal: at most 0.6).
+Cases (``--cases``; each a real complete data set and an objective its full data resolves):
 
-    python benchmarks/adaptive_replay.py [--data safety simulated] [--objective best] [--target 0.95]
-        [--systems 14 --items 100 --system-sd 0.15] [--batch 200] [--pilot-items 10]
+- ``alpaca-best``: AlpacaEval 2 (``../shared/external/alpaca_eval2``, weighted gpt-4-turbo
+  judge, one preference per model and instruction; the two models appended twice are
+  de-duplicated by the design), the 14 strongest models apart from the reference itself (a
+  constant 0.5) and the NullModel (a constant answer built to game the judge, far ahead):
+  objective ``best``, 11,270 calls over 805 instructions.
+- ``alpaca-rank``: the same data, 6 models taken from the top whose win rates differ by at least
+  0.06 from the one above: objective ``rank`` (every adjacent pair resolved).
+- ``safety-separate``: the AILuminate safety study (``../shared/external/tee_replication``), one
+  call per response, judge and prompt wording (temperature 0, the first replication): 4 systems
+  x 35 prompts x 3 judges x 5 wordings, binary verdicts; objective ``separate`` for dsv31 vs
+  grok41 (its two leaders are not separable even by the full data: P(best) 0.50); a pilot of 3
+  prompts (about 175 calls), batches of 50.
+- ``simulated``: 14 systems x 100 items x 3 judges (``bt.simulate.systems_dgp``), ``best``.
+
+Each repeat draws its own pilot (``--pilot-items`` random items, 10 unless the case says so;
+every system and call of them) and its own random order; the rest of the data is the pool and
+the oracle looks each score up. Every strategy buys ``--batch`` calls per step (100 unless the
+case says so) and refits: adaptive through ``bt.run_adaptive``; uniform random takes the pool in
+the repeat's random order; the static plan buys whole items (every system, judge and wording of
+an item) in a random order, as a fixed design does. A strategy stops when the target is met by
+a fit whose diagnostics pass, or at ``--max-calls`` (counted as that many, and marked); its
+decision (the leader, the whole order, or which of the pair is ahead) is checked against the
+full data's. The printed ratio is the adaptive calls over
+the uniform calls summed over repeats (the goal: at most 0.6 for ``best`` and ``rank``).
+
+    python benchmarks/adaptive_replay.py [--cases alpaca-best alpaca-rank safety-separate]
+        [--repeats 5] [--target 0.95] [--batch N] [--pilot-items N] [--max-calls 3000]
 """
 
 from __future__ import annotations
@@ -20,6 +37,7 @@ from __future__ import annotations
 import argparse
 import time
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +46,19 @@ import pandas as pd
 import bayes_tee as bt
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "external"
+
+
+@dataclass
+class Case:
+    """A complete data set, its roles and the keys that name a call, and the objective."""
+
+    df: pd.DataFrame
+    roles: dict
+    keys: list[str]
+    objective: str
+    systems: tuple[str, ...] | None = None
+    pilot_items: int = 10
+    batch: int = 100
 
 
 def safety() -> tuple[pd.DataFrame, dict, list[str]]:
@@ -46,14 +77,46 @@ def safety() -> tuple[pd.DataFrame, dict, list[str]]:
     return df, roles, ["model", "prompt_item", "judge_model", "variant_id"]
 
 
+def alpaca(which: str) -> tuple[pd.DataFrame, dict, list[str]]:
+    """AlpacaEval 2's preferences (win = preference - 1) for the models of ``which``: ``"best"``
+    the 14 strongest apart from the reference and the NullModel; ``"rank"`` 6 from the top with
+    win rates at least 0.06 apart.
+    """
+    path = SHARED / "alpaca_eval2" / "alpaca_eval2_weighted_gpt4turbo_preferences_slim.csv"
+    df = pd.read_csv(path).drop_duplicates()
+    df = df.assign(win=df["preference"] - 1)[["model", "instruction_idx", "win"]]
+    rates = df.groupby("model")["win"].mean().drop(["gpt4_1106_preview", "NullModel"]).sort_values()[::-1]
+    if which == "best":
+        models = list(rates.index[:14])
+    else:
+        models = [rates.index[0]]
+        for name, rate in rates.items():
+            if len(models) < 6 and rates[models[-1]] - rate >= 0.06:
+                models.append(name)
+    df = df[df["model"].isin(models)].reset_index(drop=True)
+    return df, dict(outcome="win", item="instruction_idx", system="model"), ["model", "instruction_idx"]
+
+
 def simulated(
-    n_systems: int = 14, n_items: int = 100, sd: float = 0.15
+    n_systems: int = 14, n_items: int = 100, sd: float = 0.5
 ) -> tuple[pd.DataFrame, dict, list[str]]:
     df = bt.simulate.systems_dgp(
         n_systems=n_systems, n_items=n_items, n_judges=3, n_prompts=1, system_sd=sd, random_seed=5
     )
     df = df.drop(columns="prompt")
     return df, dict(outcome="score", item="item", judge="judge", system="model"), ["model", "item", "judge"]
+
+
+def case(name: str) -> Case:
+    if name == "alpaca-best":
+        return Case(*alpaca("best"), "best")
+    if name == "alpaca-rank":
+        return Case(*alpaca("rank"), "rank")
+    if name == "safety-separate":
+        return Case(*safety(), "separate", ("dsv31", "grok41"), pilot_items=3, batch=50)
+    if name == "simulated":
+        return Case(*simulated(), "best")
+    raise SystemExit(f"unknown case {name!r}")
 
 
 def replay(df: pd.DataFrame, keys: list[str], outcome: str):
@@ -78,76 +141,102 @@ def ordered_pool(pool: pd.DataFrame, order: str, seed: int, items_first=None) ->
     return pool.iloc[np.argsort(pool[item].map(ranks).to_numpy(), kind="stable")]
 
 
-def fixed_order_run(pilot, pool, oracle, roles, objective, target, batch, max_calls, seed):
+def verdict(post, c: Case) -> str:
+    """What a fit decides: the leader (``best``), the whole order (``rank``), or which of the
+    pair is ahead (``separate``).
+    """
+    order = post.leaderboard()["system"].astype(str).tolist()
+    if c.objective == "best":
+        return order[0]
+    if c.objective == "rank":
+        return " > ".join(order)
+    return " > ".join(s for s in order if s in c.systems)
+
+
+def fixed_order_run(pilot, pool, oracle, c: Case, target, batch, max_calls, seed):
     """Buy ``pool`` in its order, ``batch`` at a time, refitting, until the target is met."""
-    data, bought, history = pilot.copy(), 0, []
-    outcome = roles["outcome"]
+    data, bought, step = pilot.copy(), 0, 0
+    outcome = c.roles["outcome"]
     while True:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            post = bt.fit_posterior(data, **roles, progressbar=False, random_seed=seed)
-            d = post.decision(objective, target=target)
-        history.append((len(data), float(d["metric"])))
+            tune = None if step == 0 else bt.adaptive.run.WARM_TUNE  # as the adaptive loop's steps
+            post = bt.fit_posterior(data, **c.roles, progressbar=False, random_seed=seed + step, tune=tune)
+            d = post.decision(c.objective, systems=c.systems, target=target)
         if (d["met"] and post.diagnostics()["ok"]) or bought >= max_calls or bought >= len(pool):
-            return post, data, history, d
+            return data, d, verdict(post, c)
         rows = pool.iloc[bought : bought + batch]
         data = pd.concat([data, oracle(rows.drop(columns=[outcome], errors="ignore"))], ignore_index=True)
         bought += len(rows)
+        step += 1
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--data", nargs="+", default=["simulated", "safety"])
-    ap.add_argument("--objective", default="best")
+    ap.add_argument("--cases", nargs="+", default=["alpaca-best", "alpaca-rank", "safety-separate"])
+    ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--target", type=float, default=0.95)
-    ap.add_argument("--batch", type=int, default=200)
-    ap.add_argument("--pilot-items", type=int, default=10)
-    ap.add_argument("--max-calls", type=int, default=4000)
-    ap.add_argument("--systems", type=int, default=14, help="simulated: systems (14)")
-    ap.add_argument("--items", type=int, default=100, help="simulated: items (100)")
-    ap.add_argument("--system-sd", type=float, default=0.15, help="simulated: spread of the systems")
+    ap.add_argument("--batch", type=int, default=None, help="calls per step (default: the case's)")
+    ap.add_argument("--pilot-items", type=int, default=None, help="pilot items (default: the case's)")
+    ap.add_argument("--max-calls", type=int, default=3000)
     args = ap.parse_args()
-    for name in args.data:
-        if name == "safety" and not SHARED.exists():
-            print("safety: ../shared/external is absent; skipped")
-            continue
-        df, roles, keys = (
-            safety() if name == "safety" else simulated(args.systems, args.items, args.system_sd)
-        )
-        items = df[roles["item"]].unique()
-        pilot = df[df[roles["item"]].isin(items[: args.pilot_items])]
-        pool = df.drop(index=pilot.index).drop(columns=roles["outcome"])
-        oracle = replay(df, keys, roles["outcome"])
+    if not SHARED.exists():
+        raise SystemExit("../shared/external is absent: the replays need its real data sets.")
+    for name in args.cases:
+        c = case(name)
+        c.batch, c.pilot_items = args.batch or c.batch, args.pilot_items or c.pilot_items
+        item, outcome = c.roles["item"], c.roles["outcome"]
+        oracle = replay(c.df, c.keys, outcome)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            truth = bt.fit_posterior(df, **roles, progressbar=False, random_seed=1).decision(args.objective)
-        print(f"\n{name}: {len(df)} calls, pilot {len(pilot)}; full data: {args.objective} -> "
-              f"{truth['about']} (metric {truth['metric']:.3f})")  # fmt: skip
-        t = time.perf_counter()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            run = bt.run_adaptive(
-                pilot, pool, oracle, objective=args.objective, target=args.target, batch=args.batch,
-                max_calls=args.max_calls, random_seed=1, **roles,
-            )  # fmt: skip
-        adaptive_s = time.perf_counter() - t
-        a_calls = len(run.data) - len(pilot)
-        print(f"  adaptive: {a_calls} calls, stopped {run.stopped}, decision "
-              f"{run.history['about'].iloc[-1]} ({adaptive_s:.0f} s, "
-              f"{adaptive_s / len(run.history):.1f} s per step)")  # fmt: skip
-        results = {"adaptive": a_calls}
-        for order in ("uniform", "static"):
+            full = bt.fit_posterior(c.df, **c.roles, progressbar=False, random_seed=1)
+            truth = full.decision(c.objective, systems=c.systems)
+        decision = verdict(full, c)
+        print(f"\n{name}: {len(c.df)} calls, {c.df[c.roles['system']].nunique()} systems; full data: "
+              f"{c.objective} -> {decision} (metric {truth['metric']:.3f}); target {args.target}, "
+              f"batch {c.batch}, pilot {c.pilot_items} items")  # fmt: skip
+        totals = {"adaptive": 0, "uniform": 0, "static": 0}
+        for rep in range(args.repeats):
+            rng = np.random.default_rng(100 + rep)
+            items = rng.permutation(c.df[item].unique())
+            pilot = c.df[c.df[item].isin(items[: c.pilot_items])]
+            pool = c.df.drop(index=pilot.index).drop(columns=outcome)
             t = time.perf_counter()
-            ordered = ordered_pool(pool, order, 1, roles["item"])
-            post, data, hist, d = fixed_order_run(pilot, ordered, oracle, roles, args.objective, args.target,
-                                                  args.batch, args.max_calls, 1)  # fmt: skip
-            calls = len(data) - len(pilot)
-            results[order] = calls
-            print(f"  {order}: {calls} calls, met {bool(d['met'])}, decision {d['about']} "
-                  f"({time.perf_counter() - t:.0f} s)")  # fmt: skip
-        ratio = results["adaptive"] / max(results["uniform"], 1)
-        static = results["adaptive"] / max(results["static"], 1)
-        print(f"  ratio adaptive / uniform calls: {ratio:.2f} (goal <= 0.6); adaptive / static: {static:.2f}")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                run = bt.run_adaptive(
+                    pilot, pool, oracle, objective=c.objective, systems=c.systems, target=args.target,
+                    batch=c.batch, max_calls=args.max_calls, random_seed=rep, **c.roles,
+                )  # fmt: skip
+            seconds = time.perf_counter() - t
+            calls = {"adaptive": len(run.data) - len(pilot)}
+            decided = {"adaptive": (run.stopped == "target", verdict(run.posterior, c))}
+            line = [f"  repeat {rep}: pilot {len(pilot)} calls, metric {run.history['metric'].iloc[0]:.3f}"]
+            line.append(
+                f"adaptive {calls['adaptive']} ({len(run.history) - 1} steps, "
+                f"{seconds:.0f} s, {seconds / len(run.history):.1f} s per step)"
+            )
+            for order in ("uniform", "static"):
+                t = time.perf_counter()
+                ordered = ordered_pool(pool, order, rep, item)
+                data, d, decided_by = fixed_order_run(
+                    pilot, ordered, oracle, c, args.target, c.batch, args.max_calls, rep
+                )
+                calls[order] = len(data) - len(pilot)
+                decided[order] = (bool(d["met"]), decided_by)
+                line.append(f"{order} {calls[order]} ({time.perf_counter() - t:.0f} s)")
+            for k in totals:
+                totals[k] += calls[k]
+            flags = [k for k, (met, _) in decided.items() if not met]
+            wrong = [k for k, (_, about) in decided.items() if about != decision]
+            line += [f"NOT met: {flags}"] if flags else []
+            line += [f"decision differs from the full data's: {wrong}"] if wrong else []
+            print("; ".join(line), flush=True)
+        ratio = totals["adaptive"] / max(totals["uniform"], 1)
+        static = totals["adaptive"] / max(totals["static"], 1)
+        print(f"  calls summed over {args.repeats} repeats: adaptive {totals['adaptive']}, uniform "
+              f"{totals['uniform']}, static {totals['static']}; adaptive / uniform {ratio:.2f} "
+              f"(goal <= 0.6), adaptive / static {static:.2f}", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -69,6 +69,10 @@ def main() -> None:
         t, rows = time.perf_counter(), []
         for seed in range(args.studies):
             rows.append(study(seed, args.systems, args.target, args.batch, args.max_calls, uniform))
+            if (seed + 1) % 10 == 0:
+                done = np.array(rows)
+                print(f"  {'uniform' if uniform else 'adaptive'} {seed + 1} studies: stopped {int(done[:, 0].sum())}, "
+                      f"right at stop {int((done[:, 0] & done[:, 1]).sum())}", flush=True)  # fmt: skip
         stopped = np.array([r[0] for r in rows])
         right = np.array([r[1] for r in rows])
         calls = np.array([r[2] for r in rows])

@@ -11,6 +11,17 @@ they share, as the leaderboard's P(a > b) does. On a balanced design these are t
 divisors (Messing 2026 Eq. 3, 8-10); on an unbalanced one the D-study formulas with the actual
 counts.
 
+The plain mean of the cells is one estimator; the model's is better. A system holding many
+cells at some items and few at others weighs the first more in its plain mean, while the model
+weighs them by what it knows of them: a term's part of the error is at most ``1 / L`` of its
+variance once the system has seen ``L`` of its levels (the mean of the level means), so each
+term's coefficient is the smaller of the two. And the model is never less sure for a call more,
+while a new cell at a level already crowded raises the plain mean's share of that level: so
+each coefficient is held at the least it has been (a floor). A call at a level already seen then
+lowers the residual's part of the error (and the cell's), never raises another's. Without these
+every call of a system that had seen all the items would look worthless, and a run would stop
+with the pool unspent.
+
 :class:`CallState` keeps the sufficient sums (cells per system ``C``, the sums of squared level
 counts ``SS`` and the replicate sums ``R``), so the error after one more call is an O(1) update
 per term; :func:`pair_error` turns a current and a post-call variance per posterior draw into the
@@ -53,6 +64,8 @@ class CallState:
     SS: np.ndarray
     R: np.ndarray
     shared: np.ndarray
+    L: np.ndarray | None = None
+    floor: np.ndarray | None = None
 
     @classmethod
     def from_cells(
@@ -64,14 +77,34 @@ class CallState:
         C = np.bincount(unit, minlength=n_units).astype(float)
         R = np.bincount(unit, weights=1.0 / n, minlength=n_units)
         SS = np.zeros((n_units, keys.shape[1]))
+        L = np.zeros((n_units, keys.shape[1]))
         for t in range(keys.shape[1]):  # each unit's cells per level of the term, squared, summed
             levels, per = np.unique(np.column_stack([unit, keys[:, t]]), axis=0, return_counts=True)
             SS[:, t] = np.bincount(levels[:, 0], weights=per.astype(float) ** 2, minlength=n_units)
-        return cls(C, SS, R, np.asarray(shared, bool))
+            L[:, t] = np.bincount(levels[:, 0], minlength=n_units)
+        state = cls(C, SS, R, np.asarray(shared, bool), L)
+        state.floor = np.stack([state._coefficients(u, SS[u], R[u], C[u], L[u]) for u in range(n_units)])
+        state.floor[C == 0] = np.inf  # a system with no call yet: nothing known to keep
+        return state
+
+    def _coefficients(self, u, SS, R, C, L) -> np.ndarray:
+        """Coefficients from sums (the last axis: terms, then the residual): the plain mean's,
+        each term's at most ``1 / L``, held at unit ``u``'s floor.
+        """
+        C = np.asarray(C, float)
+        plain = np.concatenate([np.asarray(SS, float), np.asarray(R, float)[..., None]], axis=-1)
+        plain = plain / (C**2)[..., None]
+        if self.L is not None:
+            levels = np.where(np.asarray(L) > 0, 1.0 / np.maximum(L, 1.0), np.inf)
+            plain[..., :-1] = np.minimum(plain[..., :-1], levels)
+        return plain if self.floor is None else np.minimum(plain, self.floor[u])
 
     def unit_coefficients(self, u: int) -> np.ndarray:
-        """Each term's coefficient (and the residual's, last) in the error variance of unit ``u``'s mean."""
-        return np.append(self.SS[u], self.R[u]) / self.C[u] ** 2
+        """Each term's coefficient (and the residual's, last) in the error variance of unit
+        ``u``'s mean: the plain cell mean's, held at its floor (the module's docstring).
+        """
+        L = None if self.L is None else self.L[u]
+        return self._coefficients(u, self.SS[u], self.R[u], self.C[u], L)
 
     def pair_coefficients(self, u: int, v: int) -> np.ndarray:
         """Each term's coefficient (residual last) in the error variance of ``u - v``: the
@@ -91,7 +124,8 @@ class CallState:
         SS = self.SS[u] + new[:, None] * (2.0 * counts + 1.0)
         safe = np.where(new, 1.0, n)
         R = self.R[u] + np.where(new, 1.0, 1.0 / (safe + 1.0) - 1.0 / safe)
-        own = np.concatenate([SS, R[:, None]], axis=1) / (C**2)[:, None]
+        L = None if self.L is None else self.L[u] + new[:, None] * (counts == 0)
+        own = self._coefficients(u, SS, R, C, L)
         keep = ~np.append(self.shared, False)
         out = np.empty((len(n), len(partners), own.shape[1]))
         for p, v in enumerate(partners):
@@ -106,8 +140,12 @@ class CallState:
             self.C[u] += 1.0
             self.R[u] += 1.0
             self.SS[u] += 2.0 * counts + 1.0
+            if self.L is not None:
+                self.L[u] += np.asarray(counts) == 0
         else:
             self.R[u] += 1.0 / (n + 1.0) - 1.0 / n
+        if self.floor is not None:
+            self.floor[u] = self.unit_coefficients(u)
 
 
 def pair_error(delta: np.ndarray, now: np.ndarray, after: np.ndarray) -> np.ndarray:

@@ -15,8 +15,11 @@ scored are valued alike. The loss is the objective's (:mod:`~bayes_tee.posterior
 
 A batch is chosen greedily: after each pick the sums are updated and the gains of every call it
 changes are computed again, so a cell repeated pays less each time and a second call on an item
-already picked is valued as such. Binomial and ordinal fits are valued on their latent scale
-(each call's latent residual pi^2/3, or 1 for the probit).
+already picked is valued as such. When no call shows a gain (every level of the pair's systems
+seen, the rest of their error the item sample's), the batch is filled with the least-sampled
+calls of the unresolved systems, which teach the posterior the components themselves. Binomial
+and ordinal fits are valued on their latent scale (each call's latent residual pi^2/3, or 1 for
+the probit).
 
 >>> pool = df_remaining.drop(columns="score")  # doctest: +SKIP
 >>> post.next_calls(pool, 200, objective="best")  # doctest: +SKIP
@@ -46,6 +49,8 @@ GAIN_DRAWS = 40
 CHUNK = 4096
 #: Most calls a candidate's look-ahead counts (:meth:`Problem.losses`): the batch, up to this.
 HORIZON = 500
+#: A system whose pairs' summed P(wrong way round) is below this gets no call that shows no gain.
+FILL_LOSS = 1e-4
 
 
 def next_calls(
@@ -89,7 +94,10 @@ def next_calls(
         The chosen rows of ``pool`` (its index kept), best first, with ``gain`` (the expected
         reduction of the loss when the call is scored after the ones above it) and ``cost``;
         ``attrs``: ``objective``, ``loss`` (now) and ``loss_after`` (expected after the batch).
-        Fewer than ``n`` rows when no other call can change the objective.
+        Once no call shows a gain, the batch is filled with the least-sampled calls of the
+        systems whose pairs are unresolved (gain 0; the gains hold the variance components
+        fixed, the posterior learns them too); fewer than ``n`` rows only when no call of such a
+        system is left.
 
     Raises
     ------
@@ -376,7 +384,28 @@ class Problem:
             for p, v in partners[u]:
                 if v >= 0:
                     value(v, [w for w, (q, _) in enumerate(partners[v]) if q == p])
+        if len(order) < n:
+            order, picked = self._fill(cand, counts, calls, taken, loss, order, picked, n)
         return order, picked, float(loss.sum())
+
+    def _fill(self, cand, counts, calls, taken, loss, order, picked, n):
+        """The rest of a batch once no call shows a gain: the least-sampled calls of the systems
+        whose pairs are still unresolved, the most unresolved first, each with gain 0.
+
+        The gains hold the variance components fixed; the posterior also learns them (how much
+        of a system x item spread is call noise), which more calls at the levels already seen
+        teach, so a batch is not cut short while an objective's pair can still end either way.
+        """
+        unit_loss = np.zeros(cand.n_units)
+        for p, (a, b) in enumerate(self.pairs):
+            unit_loss[a] += loss[p]
+            if b >= 0:
+                unit_loss[b] += loss[p]
+        open_ = ~taken & (unit_loss[cand.unit] > FILL_LOSS)
+        ks = np.flatnonzero(open_)
+        rank = np.lexsort((counts[ks].sum(axis=1), calls[ks], -unit_loss[cand.unit[ks]]))
+        more = ks[rank[: n - len(order)]].tolist()
+        return order + more, picked + [0.0] * len(more)
 
 
 _MIX = np.random.default_rng(20261202).integers(1, 2**62, size=64, dtype=np.int64) | 1

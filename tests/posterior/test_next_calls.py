@@ -63,6 +63,21 @@ def test_call_state_is_the_dstudy_on_a_balanced_layout():
     np.testing.assert_allclose(s.unit_coefficients(0), expected)
 
 
+def test_a_call_at_a_level_already_seen_never_raises_a_terms_error():
+    # one system, 4 items x 3 cells each: a 4th cell at item 0 would raise the plain cell mean's
+    # item x system coefficient (item 0 weighs more); the model's is held, the residual's falls
+    item = np.repeat(np.arange(4), 3)
+    s = CallState.from_cells(
+        np.zeros(12, int), item[:, None], np.ones(12), n_units=1, shared=np.array([False])
+    )
+    now = s.unit_coefficients(0)
+    after = s.after(0, np.array([[3.0]]), np.array([0.0]), [-1])[0, 0]
+    plain = np.array([(3 * 9 + 16) / 13**2, 13 / 13**2])  # SS / C^2 and R / C^2 after the call
+    assert plain[0] > now[0]  # what the floor is for
+    np.testing.assert_allclose(after, [now[0], plain[1]])
+    assert after[1] < now[1]
+
+
 def test_one_more_call_updates_the_sums_as_a_recount_does():
     rng = np.random.default_rng(0)
     unit, item = rng.integers(0, 3, 40), rng.integers(0, 7, 40)
@@ -72,11 +87,15 @@ def test_one_more_call_updates_the_sums_as_a_recount_does():
     shared = np.array([True, False])  # keys: item (shared), item x system (own)
     s = CallState.from_cells(u, np.column_stack([i, i]), nn, n_units=3, shared=shared)
     counts = np.array([[np.sum((u == 1) & (i == 6))] * 2], float)  # unit 1, item 6
+    floor = s.unit_coefficients(1)
     before = s.after(1, counts, np.array([0.0]), [2])[0, 0]
     s.add(1, counts[0], 0)
     u2, i2, n2 = np.append(u, 1), np.append(i, 6), np.append(nn, 1.0)
     fresh = CallState.from_cells(u2, np.column_stack([i2, i2]), n2, n_units=3, shared=shared)
-    np.testing.assert_allclose(fresh.pair_coefficients(1, 2), before)
+    # the recount's coefficients, each held at the floor it had before the call
+    held = np.minimum(fresh.unit_coefficients(1), floor) + fresh.unit_coefficients(2)
+    np.testing.assert_allclose(np.where(np.append(shared, False), 0.0, held), before)
+    np.testing.assert_allclose(s.unit_coefficients(1), np.minimum(fresh.unit_coefficients(1), floor))
     np.testing.assert_allclose(fresh.SS, s.SS)
     np.testing.assert_allclose(fresh.R, s.R)
     assert before[0] == 0  # the shared item term is adjusted for in a difference
