@@ -71,8 +71,9 @@ def main() -> None:
             rows.append(study(seed, args.systems, args.target, args.batch, args.max_calls, uniform))
             if (seed + 1) % 10 == 0:
                 done = np.array(rows)
-                print(f"  {'uniform' if uniform else 'adaptive'} {seed + 1} studies: stopped {int(done[:, 0].sum())}, "
-                      f"right at stop {int((done[:, 0] & done[:, 1]).sum())}", flush=True)  # fmt: skip
+                name = "uniform" if uniform else "adaptive"
+                print(f"  {name} {seed + 1} studies: stopped {int(done[:, 0].sum())}, right at stop "
+                      f"{int((done[:, 0] & done[:, 1]).sum())}", flush=True)  # fmt: skip
         stopped = np.array([r[0] for r in rows])
         right = np.array([r[1] for r in rows])
         calls = np.array([r[2] for r in rows])
