@@ -32,15 +32,16 @@ def layout(case):
     if case == "items_only":
         kw.update(n_prompts=1, n_judges=1, n_temperatures=1, n_replicates=4)
         roles = dict(outcome="score", item="item", replicate="replicate")
-    if case == "sparse":  # an adaptive run's data: most items hold a few of their cells
+    if case in ("sparse", "all_direct"):  # an adaptive run's data: most items hold a few cells
         kw["n_categories"] = 3
         roles["category"] = "category"
     df = bt.simulate.tee_dgp(**kw)
-    if case == "sparse":
+    if case in ("sparse", "all_direct"):  # all_direct: no item holds half its cells
         keys = ["item", "prompt", "judge", "temperature"]
         cells = df[keys].drop_duplicates()
         rng = np.random.default_rng(1)
-        keep = (cells["item"].isin(df["item"].unique()[:3])) | (rng.random(len(cells)) < 0.25)
+        full = cells["item"].isin(df["item"].unique()[: 3 if case == "sparse" else 0])
+        keep = full | (rng.random(len(cells)) < 0.25)
         df = df.merge(cells[keep], on=keys)
     df["score"] = 40.0 + 7.0 * df["score"]  # far from 0 and 1: the centring is exercised
     rng = np.random.default_rng(0)
@@ -58,7 +59,7 @@ def layout(case):
         return bt.validate_design(df, **roles, **extra)
 
 
-CASES = ["calls_lost", "categories", "random_judges", "no_replicates", "items_only", "sparse"]
+CASES = ["calls_lost", "categories", "random_judges", "no_replicates", "items_only", "sparse", "all_direct"]
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -110,7 +111,17 @@ def test_sparse_items_are_factored_on_their_observed_cells():
     np.testing.assert_array_equal(np.diff(b.offsets)[b.direct], observed[b.direct])
 
 
-@pytest.mark.parametrize("case", ["calls_lost", "categories", "sparse"])
+def test_every_item_direct_packs_for_the_callback():
+    """With no item left for the Woodbury step its per-category sums are empty, and still the
+    float arrays the C callback reads (numpy's bincount of nothing is int64).
+    """
+    dens = blocks_density(layout("all_direct"), bt.priors.get_prior())
+    assert dens.blocks.direct.all()
+    logp, expand, table, *_ = dens.callback()
+    assert table.shape[0] > 0
+
+
+@pytest.mark.parametrize("case", ["calls_lost", "categories", "sparse", "all_direct"])
 def test_blocks_gradient_is_the_log_density_s(case):
     dens = blocks_density(layout(case), bt.priors.get_prior("half_normal"))
     x = dens.initial_point(np.random.default_rng(3))

@@ -195,8 +195,8 @@ def item_blocks(design: Design) -> ItemBlocks:
         "ssq": (Zw**2).sum(axis=0),
         "zsum": Zw.sum(axis=0),
         "n_cat_items": np.bincount(cw, minlength=n_cat).astype(float),
-        "z0_cat": np.bincount(cw, weights=Zw[:, 0], minlength=n_cat),
-        "s0_cat": np.bincount(cw, weights=Zw[:, 0] ** 2, minlength=n_cat),
+        "z0_cat": np.bincount(cw, weights=Zw[:, 0], minlength=n_cat).astype(float),
+        "s0_cat": np.bincount(cw, weights=Zw[:, 0] ** 2, minlength=n_cat).astype(float),
         "item_cat": cat,
         "offsets": offsets,
         "lat_q": lq.astype(np.int64),
@@ -216,8 +216,8 @@ def item_blocks(design: Design) -> ItemBlocks:
         "cell_dr": np.where(on_direct, 1.0 / np.maximum(n_lat, 1) - 1.0 / R, 0.0),
         "a_zsum": Z.sum(axis=0),
         "a_n": float(share.sum()),
-        "c_z0": np.bincount(cat, weights=Z[:, 0], minlength=n_cat),
-        "c_n": np.bincount(cat, weights=share, minlength=n_cat),
+        "c_z0": np.bincount(cat, weights=Z[:, 0], minlength=n_cat).astype(float),
+        "c_n": np.bincount(cat, weights=share, minlength=n_cat).astype(float),
     }
     n_short_all = int(((n_full > 0) & (n_full < R)).sum())
     n_empty = int((n_full == 0).sum())
