@@ -5,7 +5,11 @@ declared leader is the true best system; beside it, uniform random batches stopp
 rule. A Bayesian rule under optional stopping is calibrated only if the model is: the share
 right should be about ``t`` or more, reported with its Monte Carlo error.
 
-    python benchmarks/adaptive_stopping.py [--studies 100] [--target 0.9] [--systems 5]
+Each study: 5 systems (effects spread evenly, SD 0.25) x 60 items x 2 judges (a fixed panel), a
+pilot of 6 items (60 calls), batches of 60, at most 600 calls (the whole study); every fit keeps
+``--draws`` draws per chain after the loop's short warm-up.
+
+    python benchmarks/adaptive_stopping.py [--studies 100] [--target 0.9] [--systems 5] [--draws 500]
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import pandas as pd
 import bayes_tee as bt
 
 
-def study(seed: int, n_systems: int, target: float, batch: int, max_calls: int, uniform: bool):
+def study(seed: int, n_systems: int, target: float, batch: int, max_calls: int, uniform: bool, draws: int):
     df = bt.simulate.systems_dgp(
         n_systems=n_systems, n_items=60, n_judges=2, n_prompts=1, system_sd=0.25, random_seed=seed
     ).drop(columns="prompt")
@@ -44,11 +48,13 @@ def study(seed: int, n_systems: int, target: float, batch: int, max_calls: int, 
         warnings.simplefilter("ignore")
         if not uniform:
             run = bt.run_adaptive(pilot, pool, oracle, objective="best", target=target, batch=batch,
-                                  max_calls=max_calls, random_seed=seed, **roles)  # fmt: skip
+                                  max_calls=max_calls, random_seed=seed, draws=draws, **roles)  # fmt: skip
             return run.stopped == "target", run.history["about"].iloc[-1] == truth, len(run.data)
         data, bought = pilot, 0
         while True:
-            post = bt.fit_posterior(data, **roles, progressbar=False, random_seed=seed)
+            tune = None if bought == 0 else bt.adaptive.run.WARM_TUNE  # as the loop's steps
+            post = bt.fit_posterior(data, **roles, progressbar=False, random_seed=seed + bought, draws=draws,
+                                    tune=tune)  # fmt: skip
             d = post.decision("best", target=target)
             if (d["met"] and post.diagnostics()["ok"]) or bought >= max_calls:
                 return bool(d["met"]), d["about"] == truth, len(data)
@@ -64,11 +70,14 @@ def main() -> None:
     ap.add_argument("--systems", type=int, default=5)
     ap.add_argument("--batch", type=int, default=60)
     ap.add_argument("--max-calls", type=int, default=600)
+    ap.add_argument("--draws", type=int, default=500, help="draws per chain of every fit (4 chains)")
     args = ap.parse_args()
     for uniform in (False, True):
         t, rows = time.perf_counter(), []
         for seed in range(args.studies):
-            rows.append(study(seed, args.systems, args.target, args.batch, args.max_calls, uniform))
+            rows.append(
+                study(seed, args.systems, args.target, args.batch, args.max_calls, uniform, args.draws)
+            )
             if (seed + 1) % 10 == 0:
                 done = np.array(rows)
                 name = "uniform" if uniform else "adaptive"

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import re
 import warnings
+from pathlib import Path
 
+import nbformat
 import numpy as np
 import pytest
+from nbclient import NotebookClient
+from traitlets.config import Config
 
 import bayes_tee as bt
 from bayes_tee.likelihoods import LIKELIHOODS, build_model
@@ -14,7 +19,8 @@ from bayes_tee.likelihoods import LIKELIHOODS, build_model
 #: whole files to its two workers (``--dist loadfile``), and a long file collected last leaves
 #: one worker running it alone (longest-processing-time-first scheduling).
 LONGEST_FIRST = (  # longest first by measured total (seconds on 2 cores, stop 32)
-    "test_notebooks.py",  # 383
+    "test_notebooks.py",  # 383 with every notebook; split since by what they read
+    "test_notebooks_shared.py",
     "test_coverage.py",  # 213
     "test_calibration.py",  # 149
     "test_conformance.py",  # 125
@@ -29,6 +35,37 @@ LONGEST_FIRST = (  # longest first by measured total (seconds on 2 cores, stop 3
     "test_fit.py",  # 40
     "test_gstudy.py",  # 30
 )
+
+
+#: Notebook outputs that may say "Warning": bayes_tee's own (a failed diagnostic, a design note).
+OWN_WARNINGS = re.compile(r"(Diagnostic|Design|Calibration)Warning")
+
+
+@pytest.fixture
+def run_notebook(monkeypatch, tmp_path):
+    """Execute a notebook top to bottom with few draws (``BAYES_TEE_FAST=1``) and check it: no
+    error, and no warning but bayes_tee's own (no library noise for users).
+    """
+
+    def run(path: Path) -> None:
+        monkeypatch.setenv("BAYES_TEE_FAST", "1")
+        monkeypatch.setenv("MPLBACKEND", "Agg")
+        nb = nbformat.read(path, as_version=4)
+        # IPC sockets in a private folder: no TCP ports, and no "running over TCP" warning
+        config = Config()
+        config.KernelManager.transport = "ipc"
+        config.KernelManager.ip = str(tmp_path / "kernel")
+        NotebookClient(
+            nb, timeout=900, kernel_name="python3", config=config,
+            resources={"metadata": {"path": str(path.parent)}},
+        ).execute()  # fmt: skip
+        outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+        assert not [o for o in outputs if o.get("output_type") == "error"]
+        stderr = "".join(o.get("text", "") for o in outputs if o.get("name") == "stderr")
+        noise = [line for line in stderr.splitlines() if "Warning" in line and not OWN_WARNINGS.search(line)]
+        assert not noise, noise
+
+    return run
 
 
 def pytest_collection_modifyitems(config, items):
