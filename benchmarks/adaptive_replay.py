@@ -14,7 +14,8 @@ Cases (``--cases``; each a real complete data set and an objective its full data
   call per response, judge and prompt wording (temperature 0, the first replication): 4 systems
   x 35 prompts x 3 judges x 5 wordings, binary verdicts; objective ``separate`` for dsv31 vs
   grok41 (its two leaders are not separable even by the full data: P(best) 0.50); a pilot of 3
-  prompts (about 175 calls), batches of 50.
+  prompts (about 175 calls), batches of 50, target 0.9 (the full data's metric is 0.98: a target
+  near it is met only once nearly every call of the pair is in, or by a lucky draw).
 - ``simulated``: 14 systems x 100 items x 3 judges (``bt.simulate.systems_dgp``), ``best``.
 
 Each repeat draws its own pilot (``--pilot-items`` random items, 10 unless the case says so;
@@ -59,6 +60,7 @@ class Case:
     systems: tuple[str, ...] | None = None
     pilot_items: int = 10
     batch: int = 100
+    target: float | None = None  # the case's own, where the full data's metric is near --target
 
 
 def safety() -> tuple[pd.DataFrame, dict, list[str]]:
@@ -113,7 +115,7 @@ def case(name: str) -> Case:
     if name == "alpaca-rank":
         return Case(*alpaca("rank"), "rank")
     if name == "safety-separate":
-        return Case(*safety(), "separate", ("dsv31", "grok41"), pilot_items=3, batch=50)
+        return Case(*safety(), "separate", ("dsv31", "grok41"), pilot_items=3, batch=50, target=0.9)
     if name == "simulated":
         return Case(*simulated(), "best")
     raise SystemExit(f"unknown case {name!r}")
@@ -175,16 +177,24 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cases", nargs="+", default=["alpaca-best", "alpaca-rank", "safety-separate"])
     ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--target", type=float, default=0.95)
+    ap.add_argument(
+        "--target",
+        type=float,
+        default=None,
+        dest="target_given",
+        help="the target of every case (default: 0.95, or the case's own)",
+    )
     ap.add_argument("--batch", type=int, default=None, help="calls per step (default: the case's)")
     ap.add_argument("--pilot-items", type=int, default=None, help="pilot items (default: the case's)")
     ap.add_argument("--max-calls", type=int, default=3000)
     args = ap.parse_args()
+    args.target = 0.95 if args.target_given is None else args.target_given
     if not SHARED.exists():
         raise SystemExit("../shared/external is absent: the replays need its real data sets.")
     for name in args.cases:
         c = case(name)
         c.batch, c.pilot_items = args.batch or c.batch, args.pilot_items or c.pilot_items
+        target = c.target if c.target is not None and args.target_given is None else args.target
         item, outcome = c.roles["item"], c.roles["outcome"]
         oracle = replay(c.df, c.keys, outcome)
         with warnings.catch_warnings():
@@ -193,7 +203,7 @@ def main() -> None:
             truth = full.decision(c.objective, systems=c.systems)
         decision = verdict(full, c)
         print(f"\n{name}: {len(c.df)} calls, {c.df[c.roles['system']].nunique()} systems; full data: "
-              f"{c.objective} -> {decision} (metric {truth['metric']:.3f}); target {args.target}, "
+              f"{c.objective} -> {decision} (metric {truth['metric']:.3f}); target {target}, "
               f"batch {c.batch}, pilot {c.pilot_items} items")  # fmt: skip
         totals = {"adaptive": 0, "uniform": 0, "static": 0}
         for rep in range(args.repeats):
@@ -205,7 +215,7 @@ def main() -> None:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 run = bt.run_adaptive(
-                    pilot, pool, oracle, objective=c.objective, systems=c.systems, target=args.target,
+                    pilot, pool, oracle, objective=c.objective, systems=c.systems, target=target,
                     batch=c.batch, max_calls=args.max_calls, random_seed=rep, **c.roles,
                 )  # fmt: skip
             seconds = time.perf_counter() - t
@@ -220,7 +230,7 @@ def main() -> None:
                 t = time.perf_counter()
                 ordered = ordered_pool(pool, order, rep, item)
                 data, d, decided_by = fixed_order_run(
-                    pilot, ordered, oracle, c, args.target, c.batch, args.max_calls, rep
+                    pilot, ordered, oracle, c, target, c.batch, args.max_calls, rep
                 )
                 calls[order] = len(data) - len(pilot)
                 decided[order] = (bool(d["met"]), decided_by)
