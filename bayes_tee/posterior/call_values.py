@@ -66,6 +66,7 @@ class CallState:
     shared: np.ndarray
     L: np.ndarray | None = None
     floor: np.ndarray | None = None
+    panel: np.ndarray | None = None
 
     @classmethod
     def from_cells(
@@ -96,6 +97,8 @@ class CallState:
         plain = plain / (C**2)[..., None]
         if self.L is not None:
             levels = np.where(np.asarray(L) > 0, 1.0 / np.maximum(L, 1.0), np.inf)
+            if self.panel is not None:  # a panel's mean weighs its levels evenly already
+                levels = np.where(self.panel > 0, np.inf, levels)
             plain[..., :-1] = np.minimum(plain[..., :-1], levels)
         return plain if self.floor is None else np.minimum(plain, self.floor[u])
 
@@ -104,7 +107,32 @@ class CallState:
         ``u``'s mean: the plain cell mean's, held at its floor (the module's docstring).
         """
         L = None if self.L is None else self.L[u]
-        return self._coefficients(u, self.SS[u], self.R[u], self.C[u], L)
+        return self._panel(self._coefficients(u, self.SS[u], self.R[u], self.C[u], L))
+
+    def set_panel(self, panel: np.ndarray | None) -> CallState:
+        """Read the terms with ``panel > 0`` as a fixed panel's (``1/P``; see :meth:`_panel`),
+        their floors taken afresh; returns the state.
+        """
+        self.panel = None if panel is None else np.asarray(panel, float)
+        self.floor = None
+        floor = np.stack(
+            [self._coefficients(u, self.SS[u], self.R[u], self.C[u], self.L[u]) for u in range(len(self.C))]
+        )
+        floor[self.C == 0] = np.inf
+        self.floor = floor
+        return self
+
+    def _panel(self, coef: np.ndarray) -> np.ndarray:
+        """A term whose levels are a fixed panel (system x judge with a fixed panel of judges)
+        is part of what is estimated, the mean over *all* the panel's ``P`` levels: its error is
+        ``sum_l (w_l - 1/P)^2 = sum_l w_l^2 - 1/P``, the calls' spread off the panel's even one
+        (``panel`` holds ``1/P`` for those terms, 0 for the others).
+        """
+        if self.panel is None:
+            return coef
+        out = coef.copy()
+        out[..., :-1] = np.maximum(out[..., :-1] - self.panel, 0.0)
+        return out
 
     def pair_coefficients(self, u: int, v: int) -> np.ndarray:
         """Each term's coefficient (residual last) in the error variance of ``u - v``: the
@@ -125,7 +153,7 @@ class CallState:
         safe = np.where(new, 1.0, n)
         R = self.R[u] + np.where(new, 1.0, 1.0 / (safe + 1.0) - 1.0 / safe)
         L = None if self.L is None else self.L[u] + new[:, None] * (counts == 0)
-        own = self._coefficients(u, SS, R, C, L)
+        own = self._panel(self._coefficients(u, SS, R, C, L))
         keep = ~np.append(self.shared, False)
         out = np.empty((len(n), len(partners), own.shape[1]))
         for p, v in enumerate(partners):
@@ -145,7 +173,8 @@ class CallState:
         else:
             self.R[u] += 1.0 / (n + 1.0) - 1.0 / n
         if self.floor is not None:
-            self.floor[u] = self.unit_coefficients(u)
+            L = None if self.L is None else self.L[u]
+            self.floor[u] = self._coefficients(u, self.SS[u], self.R[u], self.C[u], L)
 
 
 def pair_error(delta: np.ndarray, now: np.ndarray, after: np.ndarray) -> np.ndarray:

@@ -240,8 +240,9 @@ class Problem:
     the terms of their error, with the variance components per draw.
     """
 
-    def __init__(self, obj: Objective, pairs, delta, var, const, z) -> None:
+    def __init__(self, obj: Objective, pairs, delta, var, const, z, panel=None) -> None:
         self.obj, self.pairs, self.delta, self.var, self.const, self.z = obj, pairs, delta, var, const, z
+        self.panel = panel  # per random term: 1/P for a term of the system and a fixed panel, else 0
         self.loss_now = 0.0
 
     @classmethod
@@ -273,12 +274,21 @@ class Problem:
         mask = system_error_terms(fit)[reading]  # over the non-fixed terms, in order
         nonfixed = [t for t in fit.terms if t.kind != "fixed"]
         keep_random = np.array([m for t, m in zip(nonfixed, mask) if t.kind == "random"], bool)
+        # a term of the system and facets read as a fixed panel (system x judge with fixed
+        # judges; system x prompt on the panel reading) is part of the estimand, the mean over
+        # the panel's levels: calls off the panel's even spread leave its effects unknown
+        panel = np.zeros(len(random))
+        for k, t in enumerate(random):
+            others = [f for f in t.facets if f != d.system]
+            if d.system in t.facets and others and not keep_random[k]:
+                panel[k] = 1.0 / float(np.prod([len(d.levels[f]) for f in others]))
+        keep_random = keep_random | (panel > 0)
         keep_resid = any(m for t, m in zip(nonfixed, mask) if t.kind == "residual")
         var = var * np.append(keep_random, keep_resid)[:, None]
         est = board.system_estimates(fit).to_numpy()
         names = list(d.levels[d.system])
         if obj.name == "theta":
-            return cls(obj, [(names.index(obj.systems[0]), -1)], np.zeros(1), var, const, z)
+            return cls(obj, [(names.index(obj.systems[0]), -1)], np.zeros(1), var, const, z, panel)
         if obj.name == "separate":
             pairs = [(names.index(obj.systems[0]), names.index(obj.systems[1]))]
         else:
@@ -288,7 +298,7 @@ class Problem:
             else:
                 pairs = list(zip(order, order[1:]))
         delta = np.array([est[a] - est[b] for a, b in pairs])
-        return cls(obj, pairs, delta, var, const, z)
+        return cls(obj, pairs, delta, var, const, z, panel)
 
     def losses(self, coef: np.ndarray, p_idx: np.ndarray, now: np.ndarray, m: int) -> np.ndarray:
         """Loss ``(K, P)`` of each candidate's pairs ``p_idx`` after ``m`` calls like it, from its
@@ -317,7 +327,7 @@ class Problem:
         each pick; the gains are computed once per distinct candidate (its unit, its cell's
         calls and its unit's counts at its levels), for the units whose pairs the pick changed.
         """
-        state, counts, calls = cand.state(), cand.counts(), cand.calls_in_cell()
+        state, counts, calls = cand.state().set_panel(self.panel), cand.counts(), cand.calls_in_cell()
         by_unit = [np.flatnonzero(cand.unit == u) for u in range(cand.n_units)]
         partners = {u: [(p, b if a == u else a) for p, (a, b) in enumerate(self.pairs) if u in (a, b)]
                     for u in range(cand.n_units)}  # fmt: skip

@@ -247,3 +247,25 @@ def test_objective_and_target_checks_are_shared(post):
     obj = dc.objective_for(post, "theta", systems="s1")
     assert obj.systems == ("s1",) and not obj.is_probability
     assert obj.met(0.01, 0.02) and not obj.met(0.03, 0.02)
+
+
+def test_a_fixed_panel_of_judges_is_bought_evenly():
+    """With a fixed panel the estimand is the mean over all its judges: a pilot scored almost
+    only by j0 leaves the systems' j1 effects unknown, so the new items' calls go to j1 (valued
+    as a plain cell mean, j0 and j1 would tie and the pool's order would pick j0).
+    """
+    data = bt.simulate.systems_dgp(
+        n_systems=3, n_items=30, n_judges=2, n_prompts=1, n_replicates=2, system_sd=0.1, random_seed=2
+    ).drop(columns="prompt")
+    items = data["item"].unique()
+    j0 = (data["judge"] == "j0") & (data["replicate"] == data["replicate"].min())
+    pilot = data[data["item"].isin(items[:12]) & (j0 | data["item"].isin(items[:2]))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bt.DiagnosticWarning)
+        fit = bt.fit_posterior(pilot, **ROLES, replicate="replicate", progressbar=False, random_seed=3)
+    lb = board.leaderboard(fit)
+    a, b = lb["system"].iloc[0], lb["system"].iloc[1]
+    first = data["replicate"] == data["replicate"].min()
+    pool = data[~data["item"].isin(items[:12]) & first].drop(columns="score")  # new items, both judges
+    chosen = fit.next_calls(pool, 20, objective="separate", systems=(a, b))
+    assert (chosen["judge"] == "j1").mean() > 0.8
