@@ -70,7 +70,9 @@ def main() -> None:
     ap.add_argument("--systems", type=int, default=5)
     ap.add_argument("--batch", type=int, default=60)
     ap.add_argument("--max-calls", type=int, default=600)
-    ap.add_argument("--strategies", nargs="+", default=["adaptive", "uniform"], choices=["adaptive", "uniform"])
+    ap.add_argument(
+        "--strategies", nargs="+", default=["adaptive", "uniform"], choices=("adaptive", "uniform")
+    )
     ap.add_argument("--draws", type=int, default=500, help="draws per chain of every fit (4 chains)")
     args = ap.parse_args()
     for uniform in [name == "uniform" for name in args.strategies]:
