@@ -83,10 +83,7 @@ class CallState:
             levels, per = np.unique(np.column_stack([unit, keys[:, t]]), axis=0, return_counts=True)
             SS[:, t] = np.bincount(levels[:, 0], weights=per.astype(float) ** 2, minlength=n_units)
             L[:, t] = np.bincount(levels[:, 0], minlength=n_units)
-        state = cls(C, SS, R, np.asarray(shared, bool), L)
-        state.floor = np.stack([state._coefficients(u, SS[u], R[u], C[u], L[u]) for u in range(n_units)])
-        state.floor[C == 0] = np.inf  # a system with no call yet: nothing known to keep
-        return state
+        return cls(C, SS, R, np.asarray(shared, bool), L).set_panel(None)
 
     def _coefficients(self, u, SS, R, C, L) -> np.ndarray:
         """Coefficients from sums (the last axis: terms, then the residual): the plain mean's,
@@ -118,7 +115,7 @@ class CallState:
         floor = np.stack(
             [self._coefficients(u, self.SS[u], self.R[u], self.C[u], self.L[u]) for u in range(len(self.C))]
         )
-        floor[self.C == 0] = np.inf
+        floor[self.C == 0] = np.inf  # a system with no call yet: nothing known to keep
         self.floor = floor
         return self
 
