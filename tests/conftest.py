@@ -9,11 +9,16 @@ from pathlib import Path
 import nbformat
 import numpy as np
 import pytest
+import xarray as xr
 from nbclient import NotebookClient
 from traitlets.config import Config
 
 import bayes_tee as bt
+from bayes_tee._core.priors import get_prior
+from bayes_tee._core.trees import draws_tree
+from bayes_tee.design.build import build_design
 from bayes_tee.likelihoods import LIKELIHOODS, build_model
+from bayes_tee.posterior.facade import posterior_for
 
 #: Test files that run longest (measured with --durations), scheduled first: ``make test`` hands
 #: whole files to its two workers (``--dist loadfile``), and a long file collected last leaves
@@ -156,3 +161,64 @@ def assert_same_density(d, method, priors=None, n_points=3):
 def same_density():
     """:func:`assert_same_density`, for the likelihood tests."""
     return assert_same_density
+
+
+def assert_letters_match_pairs(post, over="new", level=0.9):
+    """Two systems share a tie-group letter exactly when the simultaneous interval of their
+    difference in ``post.pairs`` contains 0 (every pair checked), and the groups are the letters.
+    """
+    table = post.leaderboard(level, over=over)
+    letters = dict(zip(table["system"], table["group"]))
+    groups = table.attrs["groups"]
+    assert all(letters.values()), "every system holds a letter"
+    for r in post.pairs(level, over=over).itertuples():
+        tied = r.simultaneous_low <= 0 <= r.simultaneous_high
+        share = any(r.system_a in g and r.system_b in g for g in groups)
+        assert share == tied, (r.system_a, r.system_b, letters[r.system_a], letters[r.system_b])
+        assert share == bool(set(letters[r.system_a]) & set(letters[r.system_b])) or len(groups) > 52
+    return table
+
+
+@pytest.fixture(scope="session")
+def letters_match_pairs():
+    """:func:`assert_letters_match_pairs`, for the tests of every family and layout."""
+    return assert_letters_match_pairs
+
+
+#: The hand-built comparison's component SDs.
+SIGMA = {"item": 0.5, "prompt": 0.3, "item:prompt": 0.2, "item:judge": 0.2, "prompt:judge": 0.1,
+         "system:item": 0.3, "system:prompt": 0.05, "system:judge": 0.1,
+         "item:prompt:judge:system": 0.3, "residual": 0.35}  # fmt: skip
+
+
+def comparison_from_draws(effects, seed=0):
+    """A comparison of ``len(effects)`` systems whose posterior is hand-built iid draws (every
+    ESS near 1,000, no sampling): the system effects ``effects``, the components :data:`SIGMA`.
+    """
+    df = bt.simulate.systems_dgp(
+        n_systems=len(effects), n_items=30, n_replicates=2, outcome="gaussian", random_seed=4
+    )
+    design = build_design(df, outcome="score", item="item", prompt="prompt", judge="judge", system="model")
+    rng = np.random.default_rng(seed)
+    shape = (4, 250)  # iid draws: every ESS near 1,000
+    data = {}
+    for t in design.terms:
+        if t.kind == "fixed":
+            levels = list(design.levels[t.facets[0]])
+            base = effects if t.facets[0] == "system" else np.zeros(len(levels))
+            values = base + 1e-3 * rng.standard_normal((*shape, len(levels)))
+            data[t.var_name] = xr.DataArray(
+                values, dims=("chain", "draw", t.facets[0]), coords={t.facets[0]: levels}
+            )
+        else:
+            data[t.var_name] = xr.DataArray(
+                SIGMA[t.label] * np.exp(0.05 * rng.standard_normal(shape)), dims=("chain", "draw")
+            )
+    data["mu"] = xr.DataArray(1.0 + 1e-3 * rng.standard_normal(shape), dims=("chain", "draw"))
+    return posterior_for(draws_tree(xr.Dataset(data)), design, get_prior(), "balanced")
+
+
+@pytest.fixture(scope="session")
+def hand_built_comparison():
+    """:func:`comparison_from_draws`: a comparison's posterior without sampling."""
+    return comparison_from_draws

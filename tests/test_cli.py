@@ -337,7 +337,8 @@ def test_leaderboard_fits_systems_and_reads_a_saved_comparison(tmp_path, capsys)
     sampler = ["--draws", "600", "--tune", "400", "--quiet"]
     assert main(["leaderboard", str(csv), *roles, "--system", "model", *sampler, "--out", str(nc)]) == 0
     text = capsys.readouterr().out
-    assert "Leaderboard (90% intervals" in text and "Pairwise differences" in text and nc.exists()
+    assert "Leaderboard (90% intervals" in text and "group" in text and nc.exists()
+    assert "pairwise differences" not in text  # the pairs only with --pairs
     assert main(["leaderboard", str(nc), "--json", "--over", "panel"]) == 0
     out = json.loads(capsys.readouterr().out)
     raw = df.groupby("model")["score"].mean().sort_values(ascending=False)
@@ -382,6 +383,69 @@ def test_next_writes_the_chosen_calls_and_says_whether_to_stop(tmp_path, capsys)
     assert "no such file" in capsys.readouterr().err
     assert main(["next", str(csv), *roles, "--pool", str(pool), "--objective", "separate"]) == 1
     assert "--systems" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def comparison_nc(tmp_path_factory, hand_built_comparison):
+    """A saved comparison of 14 systems from hand-built draws (no sampling)."""
+    path = tmp_path_factory.mktemp("board") / "board.nc"
+    return hand_built_comparison(np.linspace(0.6, -0.6, 14)).save(path)
+
+
+def test_leaderboard_prints_groups_on_one_screen_and_pairs_on_request(comparison_nc, tmp_path, capsys):
+    assert main(["leaderboard", str(comparison_nc)]) == 0
+    out = capsys.readouterr().out
+    lines = out.strip().splitlines()
+    assert len(lines) <= 24 and max(map(len, lines[:16])) <= 160  # one screen
+    assert lines[1].split()[-1] == "group" and "Reading: 'new' intervals generalise" in out
+    assert "a - b" not in out
+    assert main(["leaderboard", str(comparison_nc), "--pairs", "unresolved"]) == 0
+    out = capsys.readouterr().out
+    doc = json.loads(_json(comparison_nc, capsys, "--pairs", "unresolved"))
+    assert f"{doc['n_unresolved']} unresolved pairs" in out and doc["pairs_shown"] == "unresolved"
+    assert all(not p["resolved"] for p in doc["pairs"])
+    costs = tmp_path / "costs.csv"
+    table = pd.DataFrame({"model": [f"s{i}" for i in range(14)], "usd": np.arange(14) + 1.0})
+    table.to_csv(costs, index=False)
+    doc = json.loads(_json(comparison_nc, capsys, "--cost", str(costs)))
+    assert doc["schema"] == "bayes_tee.leaderboard/1" and len(doc["pairs"]) == 91
+    assert {"p_pareto", "cost", "group"} <= set(doc["leaderboard"][0]) and doc["front"]
+    assert [g["letter"] for g in doc["groups"]][:2] == ["a", "b"]
+    assert main(["leaderboard", str(comparison_nc), "--cost", str(costs)]) == 0
+    assert "P(front)" in capsys.readouterr().out
+
+
+def _json(nc, capsys, *flags) -> str:
+    assert main(["leaderboard", str(nc), "--json", *flags]) == 0
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--system", "model", "--item", "item"], "--outcome is required"),
+        (["--outcome", "score", "--item", "item"], "--system"),
+        (["--system", "model", "--outcome", "score", "--item", "item", "--level", "1.5"], "--level"),
+        (["--system", "model", "--outcome", "score", "--item", "item", "--cost", "nope.csv"], "--cost"),
+        (["--system", "model", "--outcome", "score", "--item", "item", "--cost-column", "usd"], "--cost"),
+    ],
+)
+def test_leaderboard_arguments_are_checked_before_the_data(flags, message, capsys):
+    """The data file does not exist: each error is about the argument, not the file."""
+    assert main(["leaderboard", "no-such-data.csv", *flags]) == 1
+    err = capsys.readouterr().err
+    assert message in err and "no-such-data" not in err
+
+
+def test_leaderboard_costs_are_checked_against_the_systems(comparison_nc, tmp_path, capsys):
+    bad = tmp_path / "bad.csv"
+    pd.DataFrame({"model": ["s0", "zz"], "cost": [1.0, -2.0]}).to_csv(bad, index=False)
+    assert main(["leaderboard", str(comparison_nc), "--cost", str(bad)]) == 1
+    assert "not negative" in capsys.readouterr().err
+    toml = tmp_path / "costs.toml"
+    toml.write_text("s0 = 1.0\ns1 = 2.0\n")
+    assert main(["leaderboard", str(comparison_nc), "--cost", str(toml)]) == 1
+    assert "no cost for" in capsys.readouterr().err
 
 
 def test_a_failing_fit_is_one_line_not_a_traceback(monkeypatch, capsys):

@@ -14,7 +14,7 @@ import warnings
 from pathlib import Path
 
 from .._core.exceptions import DesignError, DiagnosticWarning, first_line
-from .inputs import _costs, _counts, _design, _ints, _read, _read_logs, _roles
+from .inputs import _costs, _counts, _design, _ints, _read, _read_logs, _roles, _system_costs
 from .output import _emit, _print_design, _print_leaderboard, _print_next, _report, _rich_summary
 from .parser import ROLE_FLAGS, _parser
 
@@ -126,12 +126,13 @@ def _run(args) -> object:
     if args.command == "demo":
         from ..datasets import load as load_data
 
-        df = load_data("tee_demo")
+        df, cost = load_data("tee_demo"), None
         roles = {r: r for r in ROLE_FLAGS if r not in ("outcome", "position")} | {"outcome": "score"}
         save = args.save
     elif args.source is not None:
         from ..io import describe
 
+        cost = _check_leaderboard(args)
         df = _read_logs(args)
         print(describe(df))
         if "model" in df.columns and df["model"].nunique() > 1 and args.system != "model":
@@ -155,11 +156,15 @@ def _run(args) -> object:
         save = args.out
     elif args.command in ("leaderboard", "next") and args.data.endswith(".nc"):
         _check_next(args)
+        cost = _check_leaderboard(args, saved=True)
         post = load(args.data)
-        _print_leaderboard(args, post) if args.command == "leaderboard" else _print_next(args, post, _read)
+        _print_leaderboard(args, post, cost) if args.command == "leaderboard" else _print_next(
+            args, post, _read
+        )
         return post
     else:
         _check_next(args)
+        cost = _check_leaderboard(args)
         df = _read(args.data)
         if args.model or args.scorers:
             raise DesignError(
@@ -172,13 +177,17 @@ def _run(args) -> object:
         if not args.out and args.command == "fit":
             raise DesignError("--out is required (where to save the posterior), unless --dry-run.")
         save = args.out
-    if args.command == "leaderboard" and not args.system and not args.formula:
-        raise DesignError(
-            "leaderboard compares systems: name their column with --system (e.g. --system model)."
-        )
+    if args.command == "leaderboard" and cost is not None and hasattr(df, "columns") and args.system in df:
+        from ..posterior.cost_front import system_costs
+
+        try:  # the costs' systems against the data's, before the fit
+            system_costs(cost, sorted(map(str, df[args.system].dropna().unique())), system=args.system,
+                         cost_column=args.cost_column)  # fmt: skip
+        except DesignError as err:
+            raise DesignError(f"--cost {args.cost}: {err}") from None
     post = _fit(args, df, roles)
     if args.command == "leaderboard":
-        _print_leaderboard(args, post)
+        _print_leaderboard(args, post, cost)
     elif args.command == "next":
         _print_next(args, post, _read)
     else:
@@ -186,6 +195,28 @@ def _run(args) -> object:
     if save:
         print(f"Posterior saved to {post.save(save)}")
     return post
+
+
+def _check_leaderboard(args, saved: bool = False):
+    """``leaderboard``'s arguments, checked before any data is read; returns the ``--cost``
+    table (or mapping), read and checked, or ``None``.
+    """
+    if args.command != "leaderboard":
+        return None
+    if not 0 < args.level < 1:
+        raise DesignError(f"--level is a credible level between 0 and 1 (e.g. 0.9), got {args.level:g}.")
+    if not saved and not args.system and not args.formula:
+        raise DesignError(
+            "leaderboard compares systems: name their column with --system (e.g. --system model)."
+        )
+    if not saved and args.source is None:
+        if not args.formula and not args.roles:
+            for r in ("outcome", "item"):
+                if not getattr(args, r):
+                    raise DesignError(f'--{r} is required (or set {r} = "..." in a --roles TOML file).')
+    if args.cost_column and not args.cost:
+        raise DesignError("--cost-column names a column of --cost FILE: give --cost too.")
+    return _system_costs(args.cost)
 
 
 def _check_next(args) -> None:

@@ -98,6 +98,30 @@ def _costs(path: str | None) -> dict:
     return t
 
 
+def _system_costs(path: str | None):
+    """``--cost FILE``: a table (CSV, parquet, JSON lines) of systems and costs, or a TOML
+    ``system = cost`` mapping; read and checked before the data (its systems are checked
+    against the fit's by the leaderboard).
+    """
+    if path is None:
+        return None
+    p = Path(path)
+    if not p.is_file():
+        raise DesignError(f"--cost {path}: no such file (a table of system and cost, or TOML system = cost).")
+    if p.suffix == ".toml":
+        table = _toml(path)
+        nested = [k for k, v in table.items() if isinstance(v, dict)]
+        if nested:
+            raise DesignError(
+                f"--cost {path}: write one 'system = cost' line per system, not tables {nested}."
+            )
+        return table
+    table = _read(path)
+    if len(table) == 0:
+        raise DesignError(f"--cost {path} holds no rows.")
+    return table
+
+
 def _ints(text: str | None) -> list[int] | None:
     if text is None:
         return None

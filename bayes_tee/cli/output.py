@@ -4,6 +4,7 @@ leaderboard.
 
 from __future__ import annotations
 
+import math
 import sys
 import warnings
 from pathlib import Path
@@ -69,33 +70,90 @@ def _rich_summary(post) -> None:
     console.print(f"[bold red]WARNING: {msg}[/]" if msg else "[green]All diagnostics passed.[/]")
 
 
-def _print_leaderboard(args, post) -> None:
-    """The leaderboard and every pair (``--json``: both and the diagnostics as one object)."""
+def _board_text(table, n_pairs: int, n_unresolved: int) -> str:
+    """The leaderboard as a reader wants it on one screen: rank, system, estimate, its new and
+    panel intervals, rank range, P(best), tie group (and cost, P(on the front)).
+    """
+    import pandas as pd
+
+    span = max(float(table[["new_low", "new_high"]].abs().max().max()), 1e-12)
+    places = int(min(4, max(0, 3 - math.floor(math.log10(span)))))
+
+    def num(x) -> str:
+        return f"{x:.{places}f}"
+
+    shown = pd.DataFrame(
+        {
+            "rank": range(1, len(table) + 1),
+            "system": table["system"],
+            "estimate": table["estimate"].map(num),
+            "new interval": [
+                f"[{num(lo)}, {num(hi)}]" for lo, hi in zip(table["new_low"], table["new_high"])
+            ],
+            "panel interval": [
+                f"[{num(lo)}, {num(hi)}]" for lo, hi in zip(table["panel_low"], table["panel_high"])
+            ],
+            "ranks": [
+                f"{lo}-{hi}" if lo != hi else f"{lo}" for lo, hi in zip(table["rank_low"], table["rank_high"])
+            ],
+            "P(best)": table["p_best"].map(lambda p: f"{p:.2f}"),
+            "group": table["group"],
+        }
+    )
+    if "p_pareto" in table:
+        shown["cost"] = table["cost"].map(lambda c: f"{c:.4g}")
+        shown["P(front)"] = table["p_pareto"].map(lambda p: f"{p:.2f}")
+    a = table.attrs
+    unit = "" if a["scale"] == "outcome" else f"{a['scale']}; "
+    lines = [
+        f"Leaderboard ({unit}{a['level']:.0%} intervals; ranks, P(best) and groups over {a['over']}):",
+        shown.to_string(index=False),
+        f"Reading: 'new' intervals generalise {a['note'].removeprefix('new: ')}.",
+        f"Groups: systems sharing a letter are not separated by their simultaneous {a['level']:.0%} "
+        f"interval ({n_pairs - n_unresolved} of {n_pairs} pairs resolved"
+        + (f"; --pairs unresolved lists the other {n_unresolved})." if n_unresolved else ")."),
+    ]
+    if "p_pareto" in table:
+        lines.append(
+            "P(front): the probability that no system as cheap scores better; on the estimates' front: "
+            + ", ".join(a.get("front", []))
+            + "."
+        )
+    return "\n".join(lines)
+
+
+def _print_leaderboard(args, post, cost=None) -> None:
+    """The leaderboard with its tie groups and its reading; ``--pairs`` adds the pairs (all or
+    the unresolved ones); ``--json`` prints the one document of
+    :mod:`bayes_tee.posterior.leaderboard_json` instead.
+    """
+    import json
+
+    import pandas as pd
+
+    from .._core import diagnostics as diag
+    from ..posterior.leaderboard_json import leaderboard_document, read_leaderboard_json
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DiagnosticWarning)  # said once, after the tables
-        table = post.leaderboard(args.level, over=args.over, higher_is_better=not args.lower_is_better)
-        pairs = post.pairs(args.level, over=args.over)
+        doc = leaderboard_document(
+            post, level=args.level, over=args.over, higher_is_better=not args.lower_is_better,
+            pairs=args.pairs or ("all" if args.json else "none"), cost=cost, cost_column=args.cost_column,
+        )  # fmt: skip
     if args.json:
-        import json
-
-        print(
-            json.dumps(
-                {
-                    "leaderboard": table.to_dict("records"),
-                    "pairs": pairs.to_dict("records"),
-                    "note": table.attrs["note"],
-                    "scale": table.attrs["scale"],
-                    "diagnostics": post.diagnostics(),
-                },
-                default=float,
-            )
-        )
+        print(json.dumps(doc))
         return
-    unit = "" if table.attrs["scale"] == "outcome" else f"{table.attrs['scale']}; "
-    _emit(args, table, f"Leaderboard ({unit}{args.level:.0%} intervals; {table.attrs['note']}):")
-    _emit(args, pairs, f"\nPairwise differences a - b (simultaneous: all {len(pairs)} pairs at once):")
-    from .._core import diagnostics as diag
-
+    tables = read_leaderboard_json(doc)
+    print(_board_text(tables["leaderboard"], doc["n_pairs"], doc["n_unresolved"]))
+    if args.pairs:
+        what = "unresolved pairs" if args.pairs == "unresolved" else "pairwise differences"
+        title = f"\n{len(tables['pairs'])} {what} a - b (simultaneous: all {doc['n_pairs']} pairs at once):"
+        if len(tables["pairs"]):
+            with pd.option_context("display.width", 160, "display.max_columns", 30):
+                print(title)
+                print(tables["pairs"].round(4).to_string(index=False))
+        else:
+            print(f"\nEvery pair is resolved at {args.level:.0%} (simultaneous).")
     msg = diag.message(post.diagnostics())
     if msg:
         print(f"WARNING: {msg}", file=sys.stderr)

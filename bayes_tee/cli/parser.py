@@ -7,7 +7,8 @@
     bayes-tee fit pilot.csv --roles roles.toml --judge-effect random --priors half_normal --out p.nc
     bayes-tee fit results.json --from promptfoo --model gpt-4o --dry-run
     bayes-tee fit g.csv --formula "score ~ (1|item) + (1|evaluator) + (1|prompt)" --out g.nc
-    bayes-tee leaderboard runs.csv --outcome score --item item --judge judge --system model [--json]
+    bayes-tee leaderboard runs.csv --outcome score --item item --judge judge --system model
+        [--pairs [unresolved]] [--cost costs.csv] [--json]
     bayes-tee summary pilot.nc [--json]
     bayes-tee dstudy pilot.nc --items 100,200 --prompts 1,3,5 --judges 1,3 [--json]
     bayes-tee dstudy g.nc --n evaluator=2,4,6 --n prompt=1,3
@@ -187,7 +188,22 @@ def _parser() -> argparse.ArgumentParser:
         "--over", choices=("new", "panel"), default="new", help="the reading of the ranks and pairs"
     )
     board.add_argument("--lower-is-better", action="store_true", help="rank 1 is the lowest score")
-    board.add_argument("--json", action="store_true", help="leaderboard, pairs and diagnostics as JSON")
+    board.add_argument(
+        "--pairs", nargs="?", const="all", choices=("all", "unresolved"),
+        help="also print the pairwise differences (all, or only the unresolved ones)",
+    )  # fmt: skip
+    board.add_argument(
+        "--cost", metavar="FILE",
+        help="what each system costs: CSV/parquet/JSON-lines with the system column and a cost column "
+        "(one row per system, or per call: averaged), or TOML 'system = cost'; adds p_pareto",
+    )  # fmt: skip
+    board.add_argument(
+        "--cost-column", help="the cost column of --cost FILE (default 'cost' or its only other)"
+    )
+    board.add_argument(
+        "--json", action="store_true",
+        help="one JSON document (bayes_tee.leaderboard/1): leaderboard, groups, pairs, diagnostics, notes",
+    )  # fmt: skip
     _sampler_args(board)
 
     nxt = sub.add_parser(

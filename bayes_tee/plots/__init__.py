@@ -12,7 +12,7 @@ from .calibration import plot_calibration
 from .noise import plot_paired_noise
 from .pairwise import plot_raee
 from .studies import plot_coverage, plot_sbc, plot_staircase
-from .systems import plot_leaderboard, plot_p_better, plot_ranks
+from .systems import plot_cost_front, plot_leaderboard, plot_p_better, plot_ranks
 from .tee import (
     plot_dstudy,
     plot_frontier,
@@ -25,6 +25,7 @@ from .tee import (
 __all__ = [
     "plot_allocation",
     "plot_calibration",
+    "plot_cost_front",
     "plot_coverage",
     "plot_dstudy",
     "plot_frontier",

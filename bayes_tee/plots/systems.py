@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 def plot_leaderboard(table: pd.DataFrame, *, ax=None) -> Figure:
     """Forest plot, best system on top: the estimate, its *panel* interval (thick: these judges
     and prompts) and its *new* interval (thin: new levels of every random facet), with P(best)
-    beside each name (``table`` from :meth:`bayes_tee.Posterior.leaderboard`).
+    and the tie group's letters beside each name (``table`` from
+    :meth:`bayes_tee.Posterior.leaderboard`).
     """
     n = len(table)
     fig, ax = figure(ax, (6.4, 0.9 + 0.38 * n))
@@ -28,12 +29,55 @@ def plot_leaderboard(table: pd.DataFrame, *, ax=None) -> Figure:
     ax.hlines(y, table["panel_low"], table["panel_high"], color="#4C72B0", lw=4.5, alpha=0.6, label="panel")
     ax.plot(est, y, "o", color="black", ms=4)
     ax.set_yticks(y)
-    ax.set_yticklabels([f"{s}  ({p:.0%})" for s, p in zip(table["system"], table["p_best"])], fontsize=8)
+    groups = table["group"] if "group" in table else [""] * n
+    labels = [
+        f"{s}  ({p:.0%})" + (f"  [{g}]" if g else "")
+        for s, p, g in zip(table["system"], table["p_best"], groups)
+    ]
+    ax.set_yticklabels(labels, fontsize=8)
     level = table.attrs.get("level", 0.9)
-    ax.set_xlabel(f"score ({level:.0%} intervals); P(best) beside each name")
+    tied = " and [tie group]" if "group" in table else ""
+    ax.set_xlabel(f"score ({level:.0%} intervals); P(best){tied} beside each name")
     ax.grid(axis="x", alpha=0.3)
     ax.legend(fontsize=8, frameon=False, loc="lower right")
     ax.set_title("Leaderboard", fontsize=10)
+    warn_footer(fig, table.attrs.get("warning"))
+    return fig
+
+
+def plot_cost_front(table: pd.DataFrame, *, ax=None) -> Figure:
+    """Score against cost, one point per system with its *new* (thin) and *panel* (thick)
+    intervals, the front of the estimates drawn as a step line and each system's P(on the
+    front) beside its name (``table`` from :meth:`bayes_tee.Posterior.leaderboard` with
+    ``cost=``, whose ``attrs["front"]`` names the systems on the estimates' front; the cost
+    axis is logarithmic when the costs span more than 20x).
+    """
+    if "p_pareto" not in table:
+        raise ValueError("plot_cost_front needs a leaderboard with costs: post.leaderboard(cost=...).")
+    fig, ax = figure(ax, (6.8, 4.6))
+    cost, est = table["cost"].to_numpy(float), table["estimate"].to_numpy(float)
+    on = table["system"].isin(table.attrs.get("front", [])).to_numpy()
+    colour = np.where(on, "#C44E52", "#4C72B0")
+    ax.vlines(cost, table["new_low"], table["new_high"], color=colour, lw=1.0, alpha=0.8)
+    ax.vlines(cost, table["panel_low"], table["panel_high"], color=colour, lw=4.0, alpha=0.45)
+    ax.scatter(cost, est, c=colour, s=22, zorder=3)
+    order = np.argsort(cost[on], kind="stable")
+    ax.step(cost[on][order], est[on][order], where="post", color="#C44E52", lw=1, alpha=0.7,
+            label="front of the estimates")  # fmt: skip
+    for x, y, name, p, g in zip(
+        cost, est, table["system"], table["p_pareto"], table.get("group", [""] * len(table))
+    ):
+        ax.annotate(f"{name} {p:.0%}" + (f" [{g}]" if g else ""), (x, y), xytext=(4, 3),
+                    textcoords="offset points", fontsize=7)  # fmt: skip
+    positive = cost[cost > 0]
+    if len(positive) == len(cost) and positive.max() / positive.min() > 20:
+        ax.set_xscale("log")
+    level = table.attrs.get("level", 0.9)
+    ax.set_xlabel("cost")
+    ax.set_ylabel(f"score ({level:.0%} intervals)")
+    ax.set_title("Cost front: P(no system as cheap is better) beside each name", fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, frameon=False, loc="lower right")
     warn_footer(fig, table.attrs.get("warning"))
     return fig
 

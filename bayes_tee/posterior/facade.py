@@ -173,8 +173,13 @@ class Posterior(Fit):
         return self._stamp(dstudy.dstudy(self, **args))
 
     # -- comparing systems: a SystemsPosterior's; this fit compares none ------------------------
-    def leaderboard(self, level: float = 0.9, *, over: str = "new", higher_is_better: bool = True):
+    def leaderboard(self, level: float = 0.9, *, over: str = "new", higher_is_better: bool = True,
+                    cost=None, cost_column: str | None = None):  # fmt: skip
         """One row per system, best first: a fit with ``system=`` (:class:`SystemsPosterior`)."""
+        return board.require_systems(self)
+
+    def tie_groups(self, level: float = 0.9, *, over: str = "new", higher_is_better: bool = True):
+        """The systems no interval separates, per letter: a fit with ``system=``."""
         return board.require_systems(self)
 
     def pairs(self, level: float = 0.9, *, over: str = "new", systems: list | None = None):
@@ -386,9 +391,24 @@ class SystemsPosterior(Posterior):
     the single-system simulations are refused with what to ask instead.
     """
 
-    def leaderboard(self, level: float = 0.9, *, over: str = "new", higher_is_better: bool = True):
-        """One row per system, best first (:func:`bayes_tee.posterior.leaderboard.leaderboard`)."""
+    def leaderboard(self, level: float = 0.9, *, over: str = "new", higher_is_better: bool = True,
+                    cost=None, cost_column: str | None = None):  # fmt: skip
+        """One row per system, best first, with its tie group and (``cost``: per system, or a
+        table of calls and their cost) ``p_pareto`` (:func:`bayes_tee.posterior.leaderboard.leaderboard`).
+
+        >>> post.leaderboard(cost={"A": 0.12, "B": 0.03, "C": 0.5})  # doctest: +SKIP
+        """
         return self._stamp(board.leaderboard(self, **_arguments(locals())))
+
+    def tie_groups(self, level: float = 0.9, *, over: str = "new", higher_is_better: bool = True):
+        """For each letter of the leaderboard's ``group`` column, the systems holding it, best first
+        (:func:`bayes_tee.posterior.leaderboard.tie_groups`): systems in a group together are not
+        separated by the simultaneous interval of their difference.
+
+        >>> post.tie_groups()  # doctest: +SKIP
+        [['A', 'B'], ['B', 'C']]
+        """
+        return self._stamp(board.leaderboard(self, **_arguments(locals()))).attrs["groups"]
 
     def pairs(self, level: float = 0.9, *, over: str = "new", systems: list | None = None):
         """Every pair's difference and intervals (:func:`bayes_tee.posterior.leaderboard.pairs`)."""
@@ -459,9 +479,12 @@ class SystemsPosterior(Posterior):
         """Write the comparison's HTML report (:func:`bayes_tee.posterior.reports.systems.report`)."""
         return reports.systems.report(self, path, **kwargs)
 
-    def plot_leaderboard(self, **kwargs) -> Figure:
-        """Forest plot of :meth:`leaderboard` (panel and new intervals, P(best))."""
-        return plots.plot_leaderboard(self.leaderboard(**kwargs))
+    def plot_leaderboard(self, *, cost=None, **kwargs) -> Figure:
+        """Forest plot of :meth:`leaderboard` (panel and new intervals, P(best), tie groups); with
+        ``cost``, the score against the cost with the front marked (:func:`bayes_tee.plots.plot_cost_front`).
+        """
+        table = self.leaderboard(cost=cost, **kwargs)
+        return plots.plot_leaderboard(table) if cost is None else plots.plot_cost_front(table)
 
     def plot_pairs(self, over: str = "new") -> Figure:
         """Heat map of P(row system scores higher than column system)."""

@@ -47,6 +47,8 @@ from .._core.trees import group
 from ..gstudy.divisors import normal_mixture_quantile
 from ..gstudy.weights import Over
 from . import system_scores as ss
+from .cost_front import Cost, front, p_pareto, system_costs
+from .tie_groups import groups_of, letter_display
 
 if TYPE_CHECKING:
     from .fit import Fit
@@ -174,63 +176,132 @@ def leaderboard(
     over: Over = "new",
     higher_is_better: bool = True,
     random_seed: int | None = 0,
+    cost: Cost | None = None,
+    cost_column: str | None = None,
 ) -> pd.DataFrame:
     """One row per system, best first: its estimate, panel and new intervals, its rank
-    interval and the probability that it is the best.
+    interval, the probability that it is the best and its tie group; with ``cost``, its cost
+    and the probability that it is on the cost front.
 
     Parameters
     ----------
     post : Fit
         A fit with ``system=``.
     level : float
-        Credible level of the intervals.
+        Credible level of the intervals (and of the simultaneous pair intervals that set the
+        tie groups).
     over : {"new", "panel"}
-        The error the ranks and P(best) carry (see the module docstring).
+        The error the ranks, P(best), the groups and the front carry (module docstring).
     higher_is_better : bool
         Rank 1 is the highest score (``False``: the lowest, for error rates).
     random_seed : int, optional
         Seed of the rank simulation.
+    cost : mapping, pandas.Series or pandas.DataFrame, optional
+        What each system costs (:func:`bayes_tee.posterior.cost_front.system_costs`): per
+        system, or a table of calls with their cost (each system's mean).
+    cost_column : str, optional
+        The cost column of a ``cost`` table (default ``"cost"``, or its only other column).
 
     Returns
     -------
     pandas.DataFrame
         ``system, estimate, panel_low, panel_high, new_low, new_high, rank_median, rank_low,
-        rank_high, p_best`` (and ``latent``, the latent location, for a binomial or ordinal
-        fit, whose estimates and intervals are success probabilities or expected scores);
-        ``attrs``: ``level``, ``over``, ``judges`` (fixed or random), ``note`` (what *new*
-        generalises over) and ``scale`` (the estimates' units).
+        rank_high, p_best, group`` (with ``cost``: ``cost, p_pareto``; and ``latent``, the
+        latent location, for a binomial or ordinal fit, whose estimates and intervals are
+        success probabilities or expected scores). ``group`` is the compact letter display
+        (:mod:`bayes_tee.posterior.tie_groups`): two systems share a letter exactly when the
+        simultaneous interval of their difference (:func:`pairs`) contains 0. ``attrs``:
+        ``level``, ``over``, ``judges`` (fixed or random), ``note`` (what *new* generalises
+        over), ``scale`` (the estimates' units), ``groups`` (the systems of each letter),
+        ``simultaneous_level``, ``higher_is_better`` and, with ``cost``, ``front`` (the
+        systems the estimates put on the cost front).
+
+    Examples
+    --------
+    >>> post.leaderboard(cost={"gpt": 2.5, "llama": 0.2, "mistral": 0.4})  # doctest: +SKIP
     """
     _check(level, over)
     est = system_estimates(post)
+    names = list(est.index)
+    costs = (
+        None
+        if cost is None
+        else system_costs(
+            cost,
+            names,
+            system=post.design.facet_columns.get(post.design.system, "system"),
+            cost_column=cost_column,
+        )
+    )
     var = error_variances(post)
     a = (1 - check_level(level)) / 2
+    scores = None
     if ss.is_latent_comparison(post):  # the score's scale (system_scores)
         scores = ss.system_scores(post, var)
-        ranks = ranks_of(scores.ranked(over), higher_is_better)
-        out = pd.DataFrame({"system": est.index, "estimate": scores.estimate})
+        draws = scores.ranked(over)
+        out = pd.DataFrame({"system": names, "estimate": scores.estimate})
         for kind in ("panel", "new"):
             out[f"{kind}_low"], out[f"{kind}_high"] = ss.interval(scores, kind, level)
     else:
         draws = score_draws(post, over, random_seed=random_seed, est=est.to_numpy(), var=var[f"{over}_own"])
-        ranks = ranks_of(draws, higher_is_better)
-        out = pd.DataFrame({"system": est.index, "estimate": est.to_numpy()})
+        out = pd.DataFrame({"system": names, "estimate": est.to_numpy()})
         for kind in ("panel", "new"):
             half = np.array([_half(level, v) for v in var[kind]])
             out[f"{kind}_low"], out[f"{kind}_high"] = out["estimate"] - half, out["estimate"] + half
+    ranks = ranks_of(draws, higher_is_better)
     out["rank_median"] = np.median(ranks, axis=0)
     out["rank_low"] = np.quantile(ranks, a, axis=0, method="lower").astype(int)
     out["rank_high"] = np.quantile(ranks, 1 - a, axis=0, method="higher").astype(int)
     out["p_best"] = (ranks == 1).mean(axis=0)
-    if ss.is_latent_comparison(post):
+    if costs is not None:
+        out["cost"] = costs
+        out["p_pareto"] = p_pareto(draws, costs, higher_is_better)
+    if scores is not None:
         out["latent"] = scores.latent
     out = out.sort_values("estimate", ascending=not higher_is_better, ignore_index=True)
+    table = _pairs_table(post, level, over, names, est, var[f"{over}_own"], scores)
+    order = out["system"].tolist()
+    separated = separated_matrix(table, order)
+    out.insert(out.columns.get_loc("p_best") + 1, "group", letter_display(separated))
     judges = post.design.judge_effect if "judge" in post.design.facets else None
     random = [t.label for t in post.terms if t.kind != "fixed" and len(t.facets) == 1]
     note = "new: over new " + ", ".join(f"{f}s" for f in random if f != "category")
     if judges == "fixed":
         note += "; the judges are a fixed panel (fit judge_effect='random' to generalise over new judges)"
-    out.attrs.update(level=level, over=over, judges=judges, note=note, scale=score_scale(post))
+    out.attrs.update(
+        level=level, over=over, judges=judges, note=note, scale=score_scale(post),
+        groups=groups_of(order, separated), simultaneous_level=table.attrs["simultaneous_level"],
+        higher_is_better=higher_is_better,
+    )  # fmt: skip
+    if costs is not None:
+        on = front(out["estimate"].to_numpy(), out["cost"].to_numpy(), higher_is_better)
+        out.attrs["front"] = out["system"][on].tolist()
     return out
+
+
+def separated_matrix(table: pd.DataFrame, systems: list[str]) -> np.ndarray:
+    """``(n, n)`` booleans, systems in the order given: whether the simultaneous interval of
+    their difference in a :func:`pairs` ``table`` excludes 0.
+    """
+    index = {s: i for i, s in enumerate(systems)}
+    out = np.zeros((len(systems), len(systems)), bool)
+    split = ((table["simultaneous_low"] > 0) | (table["simultaneous_high"] < 0)).to_numpy()
+    for a_name, b_name, sep_ in zip(table["system_a"], table["system_b"], split):
+        out[index[a_name], index[b_name]] = out[index[b_name], index[a_name]] = bool(sep_)
+    return out
+
+
+def tie_groups(
+    post: Fit, *, level: float = 0.9, over: Over = "new", higher_is_better: bool = True
+) -> list[list[str]]:
+    """The leaderboard's tie groups: for each letter of its ``group`` column ("a", "b", ...),
+    the systems that hold it, best first. Two systems are in a group together exactly when
+    the simultaneous interval of their difference contains 0 (:mod:`bayes_tee.posterior.tie_groups`).
+
+    >>> post.tie_groups()  # doctest: +SKIP
+    [['gpt', 'claude'], ['claude', 'llama'], ['mistral']]
+    """
+    return leaderboard(post, level=level, over=over, higher_is_better=higher_is_better).attrs["groups"]
 
 
 def score_scale(post: Fit) -> str:
@@ -273,10 +344,26 @@ def pairs(
     """
     _check(level, over)
     est = system_estimates(post)
-    own = error_variances(post)[f"{over}_own"]
-    index = {s: i for i, s in enumerate(est.index)}
+    var = error_variances(post)
+    scores = ss.system_scores(post, var) if ss.is_latent_comparison(post) else None
     if systems is None:
         systems = list(est.sort_values(ascending=False).index)
+    return _pairs_table(post, level, over, systems, est, var[f"{over}_own"], scores)
+
+
+def _pairs_table(
+    post: Fit,
+    level: float,
+    over: Over,
+    systems: list[str],
+    est: pd.Series,
+    own: np.ndarray,
+    scores: ss.SystemScores | None,
+) -> pd.DataFrame:
+    """:func:`pairs` from the estimates, the ``{over}_own`` error variances and (a latent
+    fit) the score draws already at hand.
+    """
+    index = {s: i for i, s in enumerate(est.index)}
     unknown = [s for s in systems if s not in index]
     if unknown:
         raise DesignError(f"Unknown system(s) {unknown}; the fit compares {list(est.index)}.")
@@ -284,9 +371,6 @@ def pairs(
     if not combos:
         raise DesignError("pairs() needs two or more systems.")
     sim_level = level ** (1.0 / len(combos))  # Sidak: every interval holds at once with `level`
-    scores = None
-    if ss.is_latent_comparison(post):  # differences of scores; P(a better) is the latent one
-        scores = ss.system_scores(post, error_variances(post))
     rows = []
     for a_name, b_name in combos:
         i, j = index[a_name], index[b_name]
@@ -304,7 +388,7 @@ def pairs(
             "se_median": float(np.median(np.sqrt(var))),
             "p_a_better": float(np.mean(special.ndtr(diff / np.sqrt(var)))),
         }
-        if scores is not None:
+        if scores is not None:  # differences of scores; P(a better) is the latent one
             row |= ss.difference(scores, i, j, f"{over}_own", (level, sim_level))
             row["latent_difference"] = float(scores.latent[i] - scores.latent[j])
         rows.append(row)

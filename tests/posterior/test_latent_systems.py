@@ -84,8 +84,8 @@ def test_population_scores_match_a_direct_integral():
     np.testing.assert_allclose(pr.population_scores(d, at)[0], want, atol=1e-7)
 
 
-def test_binomial_leaderboard_is_on_the_probability_scale(post, binary):
-    table = post.leaderboard()
+def test_binomial_leaderboard_is_on_the_probability_scale(post, binary, letters_match_pairs):
+    table = letters_match_pairs(post)
     assert post.method == "binomial" and table.attrs["scale"] == "success probability"
     assert list(table.columns)[-1] == "latent"
     # the latent order is the score's order, and the ranks are the latent ones
@@ -135,14 +135,14 @@ def test_binomial_comparison_text_says_its_units(post):
     assert "Leaderboard" in post.summary()
 
 
-def test_ordinal_comparison_with_each_judges_cutpoints_and_lost_calls():
+def test_ordinal_comparison_with_each_judges_cutpoints_and_lost_calls(letters_match_pairs):
     """Likert scores, each judge its own cutpoints, 15% of the calls lost at random: the
     expected scores lie between the scale's ends, near the raw means, in the latent order.
     """
     df = _data("ordinal", seed=5)
     df = df.sample(frac=0.85, random_state=0)
     post = _fit(df, family="ordinal", thresholds="judge", random_seed=2)
-    table = post.leaderboard()
+    table = letters_match_pairs(post)
     assert table.attrs["scale"] == "expected score"
     assert ((table["new_low"] > 1) & (table["new_high"] < 5)).all()
     assert table["latent"].is_monotonic_decreasing

@@ -76,7 +76,7 @@ def test_leaderboard_columns_order_and_ranks(post):
     board_ = post.leaderboard()
     assert list(board_.columns) == [
         "system", "estimate", "panel_low", "panel_high", "new_low", "new_high",
-        "rank_median", "rank_low", "rank_high", "p_best",
+        "rank_median", "rank_low", "rank_high", "p_best", "group",
     ]  # fmt: skip
     assert board_["estimate"].is_monotonic_decreasing
     assert (board_["new_low"] <= board_["panel_low"]).all() and (
@@ -89,6 +89,14 @@ def test_leaderboard_columns_order_and_ranks(post):
     assert "fixed panel" in board_.attrs["note"]
     worst_first = post.leaderboard(higher_is_better=False)
     assert worst_first["system"].tolist() == board_["system"].tolist()[::-1]
+
+
+def test_tie_groups_are_the_simultaneous_pair_intervals(post, letters_match_pairs):
+    """Balanced data: the letters agree with every pair's simultaneous interval, on both readings."""
+    for over in ("new", "panel"):
+        table = letters_match_pairs(post, over=over)
+        assert table["group"].iloc[0].startswith("a")
+    assert post.tie_groups() == post.leaderboard().attrs["groups"]
 
 
 def test_pairs_intervals_and_probabilities(post):
@@ -158,7 +166,7 @@ def test_a_reader_frame_with_several_models_fits_them_jointly(data):
 
 
 @pytest.mark.slow
-def test_unbalanced_random_judges_and_a_saved_fit(data, tmp_path):
+def test_unbalanced_random_judges_and_a_saved_fit(data, tmp_path, letters_match_pairs):
     """Calls lost at random: the fit leaves the balanced likelihood, each system's interval
     uses its own counts; random judges put judge x system into the new interval; save/load
     keeps the comparison.
@@ -171,6 +179,7 @@ def test_unbalanced_random_judges_and_a_saved_fit(data, tmp_path):
     counts = board.system_counts(post)
     assert counts["s4"]["item"] == 20 and counts["s0"]["item"] == 40
     table = post.leaderboard()
+    letters_match_pairs(post)
     width = (table["new_high"] - table["new_low"]).set_axis(table["system"])
     assert width["s4"] > width["s0"]
     assert "judges" in table.attrs["note"] and "fixed panel" not in table.attrs["note"]

@@ -18,9 +18,11 @@ import pandas as pd
 from ..._core import diagnostics as diag
 from ..._core.files import writable_file
 from ...families import get_family
-from ...plots import plot_dstudy, plot_frontier, plot_leaderboard, plot_p_better, plot_ranks
+from ...plots import plot_cost_front, plot_dstudy, plot_frontier, plot_leaderboard, plot_p_better, plot_ranks
 from .. import leaderboard as board
 from .. import separation as rel
+from ..cost_front import Cost
+from ..tie_groups import letter_names
 from .parts import budget_plan, framed_summary, page_head, pct, png, prob, report_grid, table_html
 
 if TYPE_CHECKING:
@@ -96,6 +98,7 @@ def writeup(post: Fit, level: float = 0.9, n_top: int = 2) -> str:
         f"P(ahead) {prob(top['p_a_better'])}.",
         f"{int(resolved.sum())} of {len(pairs)} pairwise differences exclude zero at {level:.0%} "
         f"({int(sim_resolved.sum())} with simultaneous intervals over all pairs).",
+        _groups_sentence(table),
         f"The error of a difference between two systems comes mostly from {named}: shared effects "
         "(an item's difficulty, a judge's leniency) cancel in a comparison.",
         f"A typical gap between adjacent systems ({gap:.3g}) is resolved with probability "
@@ -109,6 +112,21 @@ def writeup(post: Fit, level: float = 0.9, n_top: int = 2) -> str:
         else "All convergence diagnostics passed."
     )
     return " ".join(text)
+
+
+def _groups_sentence(table: pd.DataFrame) -> str:
+    """How many tie groups, and who is tied with the leader."""
+    groups, leader = table.attrs["groups"], table["system"].iloc[0]
+    tied = [s for s in table["system"] if s != leader and any(leader in g and s in g for g in groups)]
+    with_lead = (
+        f"{leader} is not separated from {', '.join(tied)}"
+        if tied
+        else f"{leader} is separated from every other system"
+    )
+    return (
+        f"The simultaneous intervals form {len(groups)} tie group{'s' if len(groups) != 1 else ''} "
+        f"(a compact letter display); {with_lead}."
+    )
 
 
 def _scale_sentence(post: Fit) -> list[str]:
@@ -125,6 +143,16 @@ def _scale_sentence(post: Fit) -> list[str]:
     ]
 
 
+def _front(table: pd.DataFrame) -> list[str]:
+    """The report's cost front: what ``p_pareto`` means, and the figure."""
+    return [
+        "<h3>Cost front</h3>",
+        "<p><b>p_pareto</b>: the posterior probability that no system as cheap or cheaper scores "
+        f"better. On the estimates' front: {html.escape(', '.join(table.attrs['front']))}.</p>",
+        png(plot_cost_front(table)),
+    ]
+
+
 def report(
     post: Fit,
     path: str | Path,
@@ -134,15 +162,19 @@ def report(
     metadata: Mapping[str, str] | None = None,
     title: str = "Comparison of systems",
     level: float = 0.9,
+    cost: Cost | None = None,
+    cost_column: str | None = None,
 ) -> Path:
     """Write the self-contained HTML report of a comparison: write-up, diagnostics, design,
     leaderboard (table and forest plot), rank distributions, pairwise differences and
     P(row beats column), what sets the SE of a difference, the relative D-study and the budget
-    that separates two systems. ``metadata`` is accepted for the single-system report's
-    signature and not used here.
+    that separates two systems. The leaderboard shows each system's tie group; with ``cost``
+    (per system, or a table of calls and their cost:
+    :func:`bayes_tee.posterior.cost_front.system_costs`) its ``p_pareto`` and the cost front.
+    ``metadata`` is accepted for the single-system report's signature and not used here.
     """
     path = writable_file(path, "report.html")
-    table = board.leaderboard(post, level=level)
+    table = board.leaderboard(post, level=level, cost=cost, cost_column=cost_column)
     pairs = board.pairs(post, level=level)
     closest = pairs.reindex(pairs["difference"].abs().sort_values().index).head(N_PAIRS)
     dst = rel.separation(post, **report_grid(post))
@@ -152,8 +184,16 @@ def report(
         "<h2>Leaderboard</h2>",
         f"<p>{level:.0%} intervals. <b>panel</b>: for these judges and prompts, over the item "
         f"population; <b>new</b>: {html.escape(table.attrs['note'].removeprefix('new: '))}.</p>",
+        f"<p><b>group</b>: systems sharing a letter are not separated: the simultaneous {level:.0%} "
+        f"interval of their difference (all {len(pairs)} pairs at once) contains 0. Groups: "
+        + "; ".join(
+            f"<b>{k}</b> {html.escape(', '.join(g))}"
+            for k, g in zip(letter_names(len(table.attrs["groups"])), table.attrs["groups"])
+        )
+        + ".</p>",
         table_html(table),
         png(plot_leaderboard(table)),
+        *(_front(table) if cost is not None else []),
         png(plot_ranks(board.rank_probabilities(post))),
         "<h2>Pairwise differences</h2>",
         f"<p>The {len(closest)} closest pairs of {len(pairs)}; simultaneous intervals hold for all "
