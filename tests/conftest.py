@@ -191,16 +191,17 @@ SIGMA = {"item": 0.5, "prompt": 0.3, "item:prompt": 0.2, "item:judge": 0.2, "pro
          "item:prompt:judge:system": 0.3, "residual": 0.35}  # fmt: skip
 
 
-def comparison_from_draws(effects, seed=0):
-    """A comparison of ``len(effects)`` systems whose posterior is hand-built iid draws (every
-    ESS near 1,000, no sampling): the system effects ``effects``, the components :data:`SIGMA`.
+def comparison_from_draws(effects, seed=0, *, sigma=None, jitter=0.05, n_items=30, shape=(4, 250)):
+    """A comparison of ``len(effects)`` systems whose posterior is hand-built iid draws (no
+    sampling; 4 x 250 draws: every ESS near 1,000): the system effects ``effects``, the component
+    SDs ``sigma`` (default :data:`SIGMA`), each draw's SDs off them by a log-normal ``jitter``.
     """
+    sigma = SIGMA if sigma is None else sigma
     df = bt.simulate.systems_dgp(
-        n_systems=len(effects), n_items=30, n_replicates=2, outcome="gaussian", random_seed=4
+        n_systems=len(effects), n_items=n_items, n_replicates=2, outcome="gaussian", random_seed=4
     )
     design = build_design(df, outcome="score", item="item", prompt="prompt", judge="judge", system="model")
     rng = np.random.default_rng(seed)
-    shape = (4, 250)  # iid draws: every ESS near 1,000
     data = {}
     for t in design.terms:
         if t.kind == "fixed":
@@ -212,7 +213,7 @@ def comparison_from_draws(effects, seed=0):
             )
         else:
             data[t.var_name] = xr.DataArray(
-                SIGMA[t.label] * np.exp(0.05 * rng.standard_normal(shape)), dims=("chain", "draw")
+                sigma[t.label] * np.exp(jitter * rng.standard_normal(shape)), dims=("chain", "draw")
             )
     data["mu"] = xr.DataArray(1.0 + 1e-3 * rng.standard_normal(shape), dims=("chain", "draw"))
     return posterior_for(draws_tree(xr.Dataset(data)), design, get_prior(), "balanced")

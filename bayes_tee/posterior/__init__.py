@@ -10,8 +10,10 @@ of studies), :mod:`~.simulate` (``simulate_design``: those studies summarised),
 :mod:`~.budget`, :mod:`~.gaming`, :mod:`~.effects`, :mod:`~.ordinal`,
 :mod:`~.power_scaling` (prior and likelihood sensitivity without refitting),
 :mod:`~.link_comparison` (LPM against logit GLMM). The questions of several systems:
-:mod:`~.system_scores`, :mod:`~.leaderboard` (leaderboard, pairs, ranks) and :mod:`~.separation`
-(the error of a difference: relative D-study, its shares and changes). Then :mod:`~.reports`
+:mod:`~.system_scores`, :mod:`~.leaderboard` (leaderboard, pairs, ranks, tie groups) over
+:mod:`~.tie_groups` (the letter display) and :mod:`~.cost_front` (``p_pareto``),
+:mod:`~.leaderboard_json` (the published document) and :mod:`~.separation` (the error of a
+difference: relative D-study, its shares and changes). Then :mod:`~.reports`
 (text and HTML), the netCDF file (:mod:`~.netcdf`), and at the top :mod:`~.facade`, the only
 module that names :class:`bayes_tee.Posterior` and its comparison kind
 :class:`~bayes_tee.posterior.facade.SystemsPosterior`.

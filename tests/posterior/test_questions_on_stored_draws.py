@@ -10,12 +10,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-import xarray as xr
 
 import bayes_tee as bt
 from bayes_tee._core.priors import get_prior
-from bayes_tee._core.trees import draws_tree
-from bayes_tee.design.build import build_design
 from bayes_tee.gstudy.divisors import divisors
 from bayes_tee.posterior import (
     budget,
@@ -94,27 +91,9 @@ EFFECTS = np.array([0.3, 0.1, -0.1, -0.3])
 
 
 @pytest.fixture(scope="module")
-def systems():
-    df = bt.simulate.systems_dgp(n_systems=4, n_items=12, n_replicates=2, outcome="gaussian", random_seed=4)
-    design = build_design(df, outcome="score", item="item", prompt="prompt", judge="judge", system="model")
-    rng = np.random.default_rng(0)
-    shape = (2, 400)
-    data = {}
-    for t in design.terms:
-        if t.kind == "fixed":
-            levels = list(design.levels[t.facets[0]])
-            base = EFFECTS if t.facets[0] == "system" else np.zeros(len(levels))
-            values = base + 1e-3 * rng.standard_normal((*shape, len(levels)))
-            data[t.var_name] = xr.DataArray(
-                values, dims=("chain", "draw", t.facets[0]), coords={t.facets[0]: levels}
-            )
-        else:
-            data[t.var_name] = xr.DataArray(
-                SIGMA[t.label] * np.exp(1e-3 * rng.standard_normal(shape)), dims=("chain", "draw")
-            )
-    data["mu"] = xr.DataArray(1.0 + 1e-3 * rng.standard_normal(shape), dims=("chain", "draw"))
-    idata = draws_tree(xr.Dataset(data))
-    return design, Fit(idata, design, get_prior(), "balanced")
+def systems(hand_built_comparison):
+    post = hand_built_comparison(EFFECTS, sigma=SIGMA, jitter=1e-3, n_items=12, shape=(2, 400))
+    return post.design, Fit(post.idata, post.design, get_prior(), "balanced")
 
 
 def test_a_comparison_answers_from_hand_built_draws(systems):
