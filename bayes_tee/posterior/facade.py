@@ -481,7 +481,8 @@ class SystemsPosterior(Posterior):
 
     def plot_leaderboard(self, *, cost=None, **kwargs) -> Figure:
         """Forest plot of :meth:`leaderboard` (panel and new intervals, P(best), tie groups); with
-        ``cost``, the score against the cost with the front marked (:func:`bayes_tee.plots.plot_cost_front`).
+        ``cost``, the score against the cost with the front marked
+        (:func:`bayes_tee.plots.systems.plot_cost_front`).
         """
         table = self.leaderboard(cost=cost, **kwargs)
         return plots.plot_leaderboard(table) if cost is None else plots.plot_cost_front(table)

@@ -26,7 +26,8 @@ key                           value
                               :func:`bayes_tee.posterior.leaderboard.pairs`, plus ``resolved``
                               (the simultaneous interval excludes 0)
 ``pairs_shown``               ``"all"``, ``"unresolved"`` or ``"none"``
-``n_pairs``, ``n_unresolved`` every pair's count, and the unresolved ones'
+``n_pairs``                   how many pairs there are
+``n_unresolved``              how many of them are unresolved
 ``diagnostics``               the fit's convergence checks (R-hat, ESS, divergences, tree
                               depth, E-BFMI; ``ok``)
 ``notes``                     the design's notes and, when the fit failed its checks, the
