@@ -39,11 +39,10 @@ lint: $(STAMP)
 	$(BIN)/ruff check $(LINTED) notebooks
 	$(BIN)/ruff format --check $(LINTED)
 
-## Lint, the package's docstring examples, then the whole test suite on the locked stack
-## (two pytest-xdist workers; the slowest tests listed, against the 15-minute budget)
+## Lint, then the whole test suite and the package's docstring examples on the locked stack in
+## one run (two pytest-xdist workers; the slowest tests listed, against the 15-minute budget)
 test: lint
-	$(BIN)/python -m pytest -q -p no:cacheprovider --doctest-modules bayes_tee
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=15
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=15 --doctest-modules bayes_tee tests
 
 ## The inner loop: tests not marked slow
 test-fast: $(STAMP)

@@ -204,3 +204,14 @@ def pair_error(delta: np.ndarray, now: np.ndarray, after: np.ndarray) -> np.ndar
     out = special.ndtr(-h) + special.ndtr(-k) - 2.0 * both
     out = np.where(same, special.ndtr(-h), np.where(sure, 0.0, out))
     return np.clip(out, 0.0, 0.5).mean(axis=-1)
+
+
+def wrong_now(delta: np.ndarray, now: np.ndarray) -> np.ndarray:
+    """P(each pair is the wrong way round) now, averaged over posterior draws: :func:`pair_error`
+    when no call is added (``Phi(-|delta| / sqrt(V))``), without its bivariate terms.
+
+    >>> float(wrong_now(np.array([0.0]), np.ones((1, 3)))[0])
+    0.5
+    """
+    a = np.abs(np.asarray(delta, float))[..., None]
+    return np.clip(special.ndtr(-a / np.sqrt(now)), 0.0, 0.5).mean(axis=-1)

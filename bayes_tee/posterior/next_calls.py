@@ -36,7 +36,7 @@ from scipy import stats
 
 from .._core.exceptions import ArgumentError, DesignError
 from . import leaderboard as board
-from .call_values import CallState, pair_error
+from .call_values import CallState, pair_error, wrong_now
 from .decision import Objective, ObjectiveName, objective_for
 from .system_scores import system_error_terms
 
@@ -344,7 +344,9 @@ class Problem:
         every = np.arange(len(self.pairs))
 
         def pair_loss(V: np.ndarray) -> np.ndarray:
-            return self.loss(every, V, V)
+            if self.obj.name == "theta":
+                return self.loss(every, V, V)
+            return wrong_now(self.delta, V)
 
         # each unit's candidates' loss reduction per pair of theirs (columns: partners[u])
         parts = [np.zeros((len(by_unit[u]), len(partners[u]))) for u in range(cand.n_units)]
@@ -453,14 +455,15 @@ def pool_codes(fit: Fit, pool: pd.DataFrame) -> dict[str, np.ndarray]:
                 f"Pool column {col!r} has {int(values.isna().sum())} missing values: every candidate "
                 "call needs its level; fill or drop those rows."
             )
-        labels = list(d.levels[f])
-        code = {lab: i for i, lab in enumerate(labels)}
-        text = values.astype(str)
-        new = sorted(set(text.unique()) - set(code))
+        labels = [str(lab) for lab in d.levels[f]]
+        inverse, uniques = pd.factorize(values.astype(str), sort=False)  # each distinct text once
+        uniques = np.asarray(uniques, dtype=object)
+        seen = pd.Index(labels).get_indexer(uniques)
+        new = sorted(uniques[seen < 0].tolist())
         if new and (f in fixed or f == d.system):
             raise DesignError(_new_fixed(fit, f, col, new))
-        code.update({lab: len(labels) + i for i, lab in enumerate(new)})
-        out[f] = text.map(code).to_numpy(np.int64)
+        seen[seen < 0] = len(labels) + pd.Index(new).get_indexer(uniques[seen < 0])
+        out[f] = seen[inverse].astype(np.int64)
     for f, lab in d.levels.items():  # roles seen with one level are not facets of the model
         col = cols.get(f)
         if f in d.facets or col is None or col not in pool.columns or f == "category":
