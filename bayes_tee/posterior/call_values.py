@@ -213,5 +213,5 @@ def wrong_now(delta: np.ndarray, now: np.ndarray) -> np.ndarray:
     >>> float(wrong_now(np.array([0.0]), np.ones((1, 3)))[0])
     0.5
     """
-    a = np.abs(np.asarray(delta, float))[..., None]
-    return np.clip(special.ndtr(-a / np.sqrt(now)), 0.0, 0.5).mean(axis=-1)
+    a = np.maximum(np.abs(np.asarray(delta, float))[..., None], 1e-300)  # as pair_error's
+    return special.ndtr(-a / np.sqrt(now)).mean(axis=-1)

@@ -314,12 +314,15 @@ class Problem:
         gain = np.clip(1.0 / np.maximum(V1, 1e-300) - 1.0 / base, 0.0, None)
         return self.loss(p_idx, base, 1.0 / (1.0 / base + m * gain))
 
-    def loss(self, p_idx: np.ndarray, now: np.ndarray, after: np.ndarray) -> np.ndarray:
+    def loss(self, p_idx: np.ndarray, now: np.ndarray, after: np.ndarray | None = None) -> np.ndarray:
         """The objective's loss of pairs ``p_idx`` whose variances per draw go from ``now`` to
-        ``after``: the expected half-width (``theta``), else the expected P(wrong way round).
+        ``after`` (``None``: stay at ``now``, no call added): the expected half-width
+        (``theta``), else the expected P(wrong way round).
         """
         if self.obj.name == "theta":
-            return self.z * np.sqrt(after).mean(axis=-1)
+            return self.z * np.sqrt(now if after is None else after).mean(axis=-1)
+        if after is None:
+            return wrong_now(self.delta[p_idx], now)
         return pair_error(self.delta[p_idx], now, after)
 
     def greedy(self, cand: Candidates, costs: np.ndarray, n: int) -> tuple[list[int], list[float], float]:
@@ -343,11 +346,6 @@ class Problem:
 
         every = np.arange(len(self.pairs))
 
-        def pair_loss(V: np.ndarray) -> np.ndarray:
-            if self.obj.name == "theta":
-                return self.loss(every, V, V)
-            return wrong_now(self.delta, V)
-
         # each unit's candidates' loss reduction per pair of theirs (columns: partners[u])
         parts = [np.zeros((len(by_unit[u]), len(partners[u]))) for u in range(cand.n_units)]
         sigs: list[tuple[np.ndarray, np.ndarray] | None] = [None] * cand.n_units
@@ -370,7 +368,7 @@ class Problem:
             gains[ks] = parts[u].sum(axis=1) / horizon
 
         V_now = now_var()
-        loss = pair_loss(V_now)
+        loss = self.loss(every, V_now)
         self.loss_now = float(loss.sum())
         for u in range(cand.n_units):
             value(u)
@@ -391,7 +389,7 @@ class Problem:
             calls[mine[cand.cell[mine] == cand.cell[k]]] += 1.0
             sigs[u] = None
             V_now = now_var()
-            loss = pair_loss(V_now)
+            loss = self.loss(every, V_now)
             value(u)  # every pair of the unit picked, and the one pair each partner shares with it
             for p, v in partners[u]:
                 if v >= 0:
