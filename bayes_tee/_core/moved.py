@@ -6,10 +6,14 @@ Modules: ``import bayes_tee.posterior.report`` gives the module now at
 module that gave a name away ends with ``__getattr__ = moved_names(__name__, {...})``, so
 ``from bayes_tee.posterior.dstudy import counts_with`` still works, with the warning.
 
->>> import warnings
+The warning comes once per process, at the first import of the old path (the example forgets
+an earlier one so that it shows the warning whatever ran before it):
+
+>>> import importlib, sys, warnings
+>>> _ = sys.modules.pop("bayes_tee.posterior.comparison", None)
 >>> with warnings.catch_warnings(record=True) as caught:
 ...     warnings.simplefilter("always")
-...     from bayes_tee.posterior import comparison
+...     comparison = importlib.import_module("bayes_tee.posterior.comparison")
 >>> comparison.__name__, caught[0].category.__name__
 ('bayes_tee.posterior.reports.systems', 'DeprecationWarning')
 """

@@ -4,10 +4,14 @@ a :class:`DeprecationWarning` naming the new path, until 0.4.
 ``import bayes_tee.design.roles`` (or ``from bayes_tee.tee import design``) gives the module now at
 ``bayes_tee.design.roles``; both names are the same module object, so state is shared.
 
->>> import warnings
+The warning comes once per process, at the first import of the old path (the example forgets
+an earlier one so that it shows the warning whatever ran before it):
+
+>>> import importlib, sys, warnings
+>>> _ = sys.modules.pop("bayes_tee.tee.anova", None)
 >>> with warnings.catch_warnings(record=True) as caught:
 ...     warnings.simplefilter("always")
-...     from bayes_tee.tee import anova
+...     anova = importlib.import_module("bayes_tee.tee.anova")
 >>> anova.__name__, caught[0].category.__name__
 ('bayes_tee.likelihoods.anova', 'DeprecationWarning')
 """
