@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
+import weakref
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -30,6 +31,7 @@ import pytensor.tensor as pt
 import xarray as xr
 from arviz_stats import psense
 from pymc.model.transform.conditioning import remove_value_transforms
+from pytensor.compile.mode import Mode
 from pytensor.graph.replace import vectorize_graph
 
 from .._core.exceptions import ArgumentError
@@ -44,8 +46,14 @@ if TYPE_CHECKING:
 PSENS_THRESHOLD = 0.05
 
 
+#: Each fit's log densities, computed once per set of draws (``post.sensitivity()`` and the
+#: report both read them).
+_LOG_DENSITIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def log_densities(post: Fit) -> tuple[xr.Dataset, xr.DataArray]:
-    """Log prior of every free parameter and the total log likelihood, per draw.
+    """Log prior of every free parameter and the total log likelihood, per draw (computed once
+    per fit and set of draws).
 
     Returns
     -------
@@ -59,6 +67,15 @@ def log_densities(post: Fit) -> tuple[xr.Dataset, xr.DataArray]:
         When a free parameter the likelihood needs is not in the posterior (a cell-level or
         GLMM fit loaded from a file saved without ``keep_effects``).
     """
+    kept = _LOG_DENSITIES.get(post)
+    if kept is not None and kept[0] == (id(post.idata), post.method, post.priors.name):
+        return kept[1]
+    out = _evaluate(post)
+    _LOG_DENSITIES[post] = ((id(post.idata), post.method, post.priors.name), out)
+    return out
+
+
+def _evaluate(post: Fit) -> tuple[xr.Dataset, xr.DataArray]:
     # e.g. the augmented model's latent cell means are not kept; the marginal model has the same
     # parameters and priors and its potentials are the likelihood of the data, exactly
     method = LIKELIHOODS[post.method].loglik
@@ -81,7 +98,9 @@ def log_densities(post: Fit) -> tuple[xr.Dataset, xr.DataArray]:
     fn = pytensor.function(
         batched,
         vectorize_graph(outs, replace=dict(zip(values, batched))),
-        mode="FAST_COMPILE",
+        # one evaluation over all draws: the Python linker, no graph rewrites (they cost more
+        # than they save here, and the values are the same to the last digit)
+        mode=Mode(linker="py", optimizer=None),
         on_unused_input="ignore",
     )
     n_chain, n_draw = P.sizes["chain"], P.sizes["draw"]
