@@ -1,9 +1,11 @@
 """Prior sensitivity: power-scaling diagnostics and refits under other priors."""
 
+import numpy as np
 import pytest
 
 import bayes_tee as bt
 from bayes_tee._core.priors import PriorSpec, SDPrior
+from bayes_tee.posterior.facade import posterior_for
 from bayes_tee.posterior.power_scaling import log_densities
 
 ROLES = dict(
@@ -42,6 +44,20 @@ def test_log_density_is_the_model_logp(demo_post):
         point = {model.rvs_to_values[rv].name: P[rv.name].values[c, d] for rv in model.free_RVs}
         total = sum(float(prior[v].values[c, d]) for v in prior.data_vars) + float(lik.values[c, d])
         assert total == pytest.approx(float(fn(point)), rel=1e-8)
+
+
+def test_log_densities_are_computed_once_per_set_of_draws(demo_post):
+    """``sensitivity()`` and the report read the same log densities: a second call returns the
+    first's arrays; other draws (a subset) get their own.
+    """
+    first = log_densities(demo_post)
+    assert log_densities(demo_post)[1] is first[1]
+    few = posterior_for(
+        demo_post.idata.isel(draw=slice(0, 25)), demo_post.design, demo_post.priors, demo_post.method
+    )
+    prior, lik = log_densities(few)
+    assert lik is not first[1] and lik.sizes["draw"] == 25
+    np.testing.assert_allclose(lik.values, first[1].values[:, :25])
 
 
 @pytest.mark.slow
