@@ -67,12 +67,11 @@ def log_densities(post: Fit) -> tuple[xr.Dataset, xr.DataArray]:
         When a free parameter the likelihood needs is not in the posterior (a cell-level or
         GLMM fit loaded from a file saved without ``keep_effects``).
     """
+    # keyed by the draws, as Fit.component_draws keeps its own (a fit's method and priors are fixed)
     kept = _LOG_DENSITIES.get(post)
-    if kept is not None and kept[0] == (id(post.idata), post.method, post.priors.name):
-        return kept[1]
-    out = _evaluate(post)
-    _LOG_DENSITIES[post] = ((id(post.idata), post.method, post.priors.name), out)
-    return out
+    if kept is None or kept[0] != id(post.idata):
+        kept = _LOG_DENSITIES[post] = (id(post.idata), _evaluate(post))
+    return kept[1]
 
 
 def _evaluate(post: Fit) -> tuple[xr.Dataset, xr.DataArray]:
