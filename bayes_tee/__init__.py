@@ -76,6 +76,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "Design": ("bayes_tee.design.design", "Design"),
     "validate_design": ("bayes_tee.design.roles", "validate_design"),
     "build_design": ("bayes_tee.design.build", "build_design"),
+    "bias_covariates": ("bayes_tee.design.bias", "bias_covariates"),
     "fit_posterior": ("bayes_tee.tee.fit", "fit_posterior"),
     "Posterior": ("bayes_tee.posterior.facade", "Posterior"),
     "SystemsPosterior": ("bayes_tee.posterior.facade", "SystemsPosterior"),
@@ -109,6 +110,7 @@ if TYPE_CHECKING:  # what a type checker and an IDE see; at run time __getattr__
     from .adaptive.run import AdaptiveRun, run_adaptive
     from .calibration import JudgeCalibration, calibrate
     from .calibration import baselines as judge_baselines
+    from .design.bias import bias_covariates
     from .design.build import build_design
     from .design.design import Design
     from .design.roles import validate_design
@@ -162,6 +164,7 @@ __all__ = [
     "allocation",
     "anova_estimates",
     "beta_from_mode",
+    "bias_covariates",
     "build_design",
     "calibrate",
     "calibration",

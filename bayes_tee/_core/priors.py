@@ -157,6 +157,10 @@ class PriorSpec:
         calibration; one prior for many data sets). A GLMM's latent scale has its own unit (the
         link's); its grand mean's prior is then centred at ``location`` (on the latent scale)
         instead of the data's rate.
+    slope_scale : float
+        SD of the Normal prior on every covariate's slope per SD of the covariate (the
+        covariates are standardised), in outcome SDs (a GLMM: in the latent unit); a slope per
+        level of a facet has zero-sum deviations with this SD, a random slope's SD the SD prior.
 
     Examples
     --------
@@ -174,6 +178,7 @@ class PriorSpec:
     intercept_scale: float = 2.0
     system_scale: float = 10.0
     reference: tuple[float, float] | None = None
+    slope_scale: float = 1.0
 
     def __post_init__(self) -> None:
         if self.reference is not None:
@@ -215,6 +220,7 @@ class PriorSpec:
             intercept_scale=d["intercept_scale"],
             system_scale=d.get("system_scale", 10.0),
             reference=None if d.get("reference") is None else tuple(d["reference"]),
+            slope_scale=d.get("slope_scale", 1.0),
         )
 
 

@@ -20,6 +20,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from .covariates import Covariates
 from .terms import FACETS, Term, model_terms
 
 ROLE_NAMES: tuple[str, ...] = (
@@ -93,6 +94,9 @@ class Design:
         An ordinal outcome's cutpoints: the whole panel's, or each judge's own.
     spread : {"common", "judge"}
         An ordinal outcome's latent spread: the link's for every judge, or each judge's own.
+    covariates : Covariates or None
+        Numeric covariates and their slopes (:mod:`bayes_tee.design.covariates`); their per-cell
+        statistics are columns of ``cells``.
     """
 
     roles: Roles
@@ -120,6 +124,7 @@ class Design:
     outcome_levels: tuple[float, ...] | None = None
     thresholds: Literal["common", "judge"] = "common"
     spread: Literal["common", "judge"] = "common"
+    covariates: Covariates | None = None
 
     @property
     def count_columns(self) -> list[str]:
@@ -205,6 +210,8 @@ class Design:
     def __repr__(self) -> str:
         dims = ", ".join(f"{f}={len(self.levels[f])}" for f in self.facets)
         cat = f", category={len(self.categories)}" if self.categories else ""
+        if self.covariates is not None:
+            cat += "; covariates " + ", ".join(self.covariates.names)
         return (
             f"Design({dims}{cat}; {self.n_cells} cells of {self.n_full_cells}, "
             f"{self.n_rows} rows used, {sum(self.dropped.values())} dropped, "
@@ -236,6 +243,7 @@ class Design:
             "outcome_levels": None if self.outcome_levels is None else list(self.outcome_levels),
             "thresholds": self.thresholds,
             "spread": self.spread,
+            "covariates": None if self.covariates is None else self.covariates.to_dict(),
         }
 
     @classmethod
@@ -243,7 +251,9 @@ class Design:
         """The design :meth:`to_dict` described, with its per-cell statistics ``cells``."""
         facets = tuple(d["facets"])
         levels_y = d.get("outcome_levels")
-        cells = cells[[*facets, "n", "mean", "ss", *[f"y{k}" for k in range(len(levels_y or ()))]]]
+        covariates = Covariates.from_dict(d.get("covariates"))
+        extra = covariates.columns if covariates is not None else []
+        cells = cells[[*facets, "n", "mean", "ss", *[f"y{k}" for k in range(len(levels_y or ()))], *extra]]
         family = d.get("family", "gaussian")
         overdispersion = d.get("overdispersion", True)
         if d.get("terms"):
@@ -281,4 +291,5 @@ class Design:
             outcome_levels=None if levels_y is None else tuple(levels_y),
             thresholds=d.get("thresholds", "common"),
             spread=d.get("spread", "common"),
+            covariates=covariates,
         )

@@ -10,6 +10,9 @@ residual is implied, as in lme4. Facets are the columns the terms name.
 >>> f = parse_formula("score ~ judge + (1|item) + (1|prompt/run)")
 >>> f.outcome, f.fixed, [":".join(t) for t in f.random]
 ('score', ('judge',), ['item', 'prompt', 'prompt:run'])
+>>> g = parse_formula("score ~ model + length + length:judge + (1|item) + (0 + length|judge)")
+>>> g.interactions, g.random_slopes
+((('length', 'judge'),), (('length', 'judge'),))
 """
 
 from __future__ import annotations
@@ -40,16 +43,27 @@ class Formula:
         Fixed factors (one column each), in the order written.
     random : tuple of tuple of str
         Random-intercept groupings, each a tuple of columns, nesting expanded, in the order written.
+    factors : tuple of str
+        Fixed columns written ``C(x)``: factors whatever their values.
+    interactions : tuple of (str, str)
+        Fixed-side ``a:b`` terms, as written (one of the two must be a covariate).
+    random_slopes : tuple of (str, str)
+        ``(0 + x|g)`` terms: ``(x, g)``.
     """
 
     text: str
     outcome: str
     fixed: tuple[str, ...]
     random: tuple[tuple[str, ...], ...]
+    factors: tuple[str, ...] = ()
+    interactions: tuple[tuple[str, str], ...] = ()
+    random_slopes: tuple[tuple[str, str], ...] = ()
 
     @property
     def columns(self) -> tuple[str, ...]:
-        """Every factor column the formula names, in order of first appearance."""
+        """Every column the formula's fixed mains and random intercepts name, in order of first
+        appearance (covariates among the fixed mains included until the data decide them).
+        """
         seen: dict[str, None] = {}
         for col in (*self.fixed, *(c for grp in self.random for c in grp)):
             seen.setdefault(col, None)
@@ -68,14 +82,59 @@ def _names(expr: str, what: str, text: str) -> list[str]:
     return names
 
 
+_SLOPE = re.compile(
+    r"\(\s*(?:0\s*\+\s*|-\s*1\s*\+\s*)?([^()|]+?)(?:\s*\+\s*0|\s*-\s*1)?\s*(\|\|?)\s*([^()|]+)\)"
+)
+
+
+def _random_slope(term: str, text: str) -> tuple[list[tuple[str, ...]], list[tuple[str, str]]] | None:
+    """``(0 + x|g)`` (a random slope), ``(x||g)`` (with the intercept, uncorrelated), or ``None``
+    when ``term`` is no slope term; correlated slopes are refused with the fix.
+    """
+    m = _SLOPE.fullmatch(term)
+    if m is None:
+        return None
+    lhs, bar, group = m.group(1).strip(), m.group(2), m.group(3).strip()
+    no_intercept = re.match(r"\(\s*(0|-\s*1)\s*\+", term) or re.search(r"(\+\s*0|-\s*1)\s*\|", term)
+    if lhs == "1":
+        return None
+    parts = [p.strip() for p in lhs.split("+")]
+    if "1" in parts:
+        parts.remove("1")
+        no_intercept = None if bar == "|" else no_intercept
+        if bar == "|":
+            raise DesignError(
+                f"Correlated random intercepts and slopes are not supported: {term!r} in {text!r}. Write "
+                f"(1|{group}) + (0 + {' + '.join(parts)}|{group}) (uncorrelated), or (x||g)."
+            )
+    if bar == "|" and not no_intercept:
+        raise DesignError(
+            f"Correlated random intercepts and slopes are not supported: {term!r} in {text!r}. Write "
+            f"(1|{group}) + (0 + {' + '.join(parts)}|{group}) (uncorrelated), or ({lhs}||{group})."
+        )
+    groups = _names(group, "random slope's group", text)
+    if len(groups) != 1:
+        raise DesignError(
+            f"A random slope varies over one facet: {term!r} in {text!r}; write (0 + x|judge), not over "
+            "an interaction."
+        )
+    slopes = [(_names(p, "random slope", text)[0], groups[0]) for p in parts]
+    if any(":" in p for p in parts):
+        raise DesignError(f"Write one covariate per random slope: {term!r} in {text!r}.")
+    intercepts = [tuple(groups)] if bar == "||" else []
+    return intercepts, slopes
+
+
 def parse_formula(text: str) -> Formula:
-    """Parse an lme4-style formula of random intercepts and fixed factors.
+    """Parse an lme4-style formula of random intercepts, fixed factors, covariates and slopes.
 
     Parameters
     ----------
     text : str
-        ``outcome ~ term + term + ...`` where a term is a column (fixed factor), ``(1|a)``,
-        ``(1|a:b)`` or ``(1|a/b/c)`` (nested: ``a``, ``a:b``, ``a:b:c``). ``1`` (the
+        ``outcome ~ term + term + ...`` where a term is a column (fixed factor, or a covariate
+        when its values are numbers), ``C(x)`` (a factor whatever its values), ``x:f`` (a slope
+        per level of ``f``), ``(1|a)``, ``(1|a:b)``, ``(1|a/b/c)`` (nested: ``a``, ``a:b``,
+        ``a:b:c``), ``(0 + x|g)`` (a random slope over ``g``) or ``(x||g)`` (both). ``1`` (the
         intercept) may be written and is always fitted.
 
     Returns
@@ -91,6 +150,8 @@ def parse_formula(text: str) -> Formula:
     --------
     >>> parse_formula("y ~ (1|item) + (1|evaluator) + (1|prompt)").random
     (('item',), ('evaluator',), ('prompt',))
+    >>> parse_formula("y ~ C(temperature) + (1|item)").factors
+    ('temperature',)
     """
     if not isinstance(text, str) or text.count("~") != 1:
         raise DesignError(
@@ -111,7 +172,10 @@ def parse_formula(text: str) -> Formula:
     if not _NAME.match(lhs):
         raise DesignError(f"The formula's left side {lhs!r} must be the outcome column's name.")
     fixed: list[str] = []
+    factors: list[str] = []
+    interactions: list[tuple[str, str]] = []
     random: list[tuple[str, ...]] = []
+    slopes: list[tuple[str, str]] = []
     # split on '+' outside parentheses
     parts, depth, cur = [], 0, ""
     for ch in rhs:
@@ -140,21 +204,44 @@ def parse_formula(text: str) -> Formula:
             else:
                 random.append(tuple(_names(expr, "random term", text)))
             continue
+        c = re.fullmatch(r"C\(\s*([^()]+?)\s*\)", term)
+        if c:
+            name = _names(c.group(1), "factor term", text)
+            if len(name) != 1:
+                raise DesignError(f"C() takes one column: {term!r} in {text!r}.")
+            factors += name
+            fixed += name
+            continue
         if term.startswith("("):
+            found = _random_slope(term, text)
+            if found is None:
+                raise DesignError(
+                    f"Cannot read {term!r} in {text!r}. Write random intercepts (1|group) and random slopes "
+                    "(0 + x|group)."
+                )
+            random += found[0]
+            slopes += found[1]
+            continue
+        if "*" in term:
+            a, _, b = term.partition("*")
             raise DesignError(
-                f"Only random intercepts are supported: {term!r} in {text!r}. Write (1|group); "
-                "random slopes such as (x|group) are not part of a G-study."
+                f"Write {term!r} out in {text!r}: {a.strip()} + {b.strip()} + {a.strip()}:{b.strip()} "
+                "(a fixed interaction is a covariate's slope per level of a facet)."
             )
-        if "*" in term or ":" in term:
-            raise DesignError(
-                f"Fixed interactions are not supported: {term!r} in {text!r}. Write the interaction "
-                f"as a random term, (1|{term.replace('*', ':').replace(' ', '')}), whose variance is "
-                "then reported."
-            )
+        if ":" in term:
+            names = _names(term, "fixed interaction", text)
+            if len(names) != 2:
+                raise DesignError(
+                    f"A fixed interaction is a covariate and one facet, e.g. length:judge; got {term!r} in "
+                    f"{text!r}."
+                )
+            interactions.append((names[0], names[1]))
+            continue
         fixed += _names(term, "fixed term", text)
     if not random:
         raise DesignError(f"Formula {text!r} has no random term: add at least the items, e.g. (1|item).")
-    for cols in [*random, *[(f,) for f in fixed]]:
+    named = [*random, *[(f,) for f in fixed], *interactions, *[(x, g) for x, g in slopes]]
+    for cols in named:
         bad = [c for c in cols if c in RESERVED]
         if bad:
             raise DesignError(
@@ -163,16 +250,24 @@ def parse_formula(text: str) -> Formula:
             )
         if len(set(cols)) != len(cols):
             raise DesignError(f"Term {':'.join(cols)!r} names a column twice in {text!r}.")
-    if lhs in {c for cols in (*random, tuple(fixed)) for c in cols}:
+    if lhs in {c for cols in named for c in cols}:
         raise DesignError(
             f"Column {lhs!r} is the formula's outcome and also one of its terms in {text!r}: a score "
             "cannot group the calls. Drop the term, or name the facet's own column."
         )
-    keys = [frozenset(c) for c in random] + [frozenset((f,)) for f in fixed]
+    keys = (
+        [frozenset(c) for c in random]
+        + [frozenset((f,)) for f in fixed]
+        + [frozenset(i) | {"~fixed"} for i in interactions]
+        + [frozenset(s) | {"~slope"} for s in slopes]
+    )
     dup = next((k for i, k in enumerate(keys) if k in keys[:i]), None)
     if dup is not None:
-        raise DesignError(f"Term {':'.join(sorted(dup))!r} appears twice in {text!r}; keep one.")
-    return Formula(text.strip(), lhs, tuple(fixed), tuple(random))
+        label = ":".join(sorted(c for c in dup if not c.startswith("~")))
+        raise DesignError(f"Term {label!r} appears twice in {text!r}; keep one.")
+    return Formula(
+        text.strip(), lhs, tuple(fixed), tuple(random), tuple(factors), tuple(interactions), tuple(slopes)
+    )
 
 
 def formula_terms(

@@ -36,6 +36,7 @@ from .._core.exceptions import DesignError, DesignWarning
 from ..families import get_family
 from .checks import check_frame, closest_column, outcome_values
 from .coding import cell_stats, is_constant, level_codes
+from .covariates import Covariates, Slope, check_covariate, covariate_cells, refuse_float_factor
 from .design import Design, Roles
 from .formula import Formula, formula_terms, parse_formula
 from .losses import drop_missing, dropped_notes, log_losses
@@ -189,25 +190,36 @@ def validate_formula(
             f"formula= does not fit family={family!r} yet; use the roles API: "
             f"fit_posterior(df, outcome=..., item=..., family={family!r})."
         )
-    f = parse_formula(formula)
+    written = parse_formula(formula)
     notes: list[str] = []
     roles = dict(item=item, prompt=prompt, judge=judge, temperature=temperature, category=category)
     roles["system"] = system
-    rename = _facet_names(f, roles, notes)
     check_frame(df)
     columns = [str(c) for c in df.columns]
+    named = dict.fromkeys(
+        (
+            *written.columns,
+            *(c for i in written.interactions for c in i),
+            *(c for s in written.random_slopes for c in s),
+        )
+    )
     missing = [
-        f"{'outcome' if c == f.outcome else 'term column'} {c!r}{closest_column(c, columns)}"
-        for c in (f.outcome, *f.columns)
+        f"{'outcome' if c == written.outcome else 'term column'} {c!r}{closest_column(c, columns)}"
+        for c in (written.outcome, *named)
         if c not in df.columns
     ]
     if missing:
         raise DesignError(
-            f"Formula {f.text!r} names column(s) not in the data: {'; '.join(missing)}. Available "
+            f"Formula {written.text!r} names column(s) not in the data: {'; '.join(missing)}. Available "
             f"columns: {columns}."
         )
+    f, slopes = _split_covariates(written, df, {c for c in roles.values() if c is not None})
+    covariates = list(dict.fromkeys(s.covariate for s in slopes))
+    rename = _facet_names(f, roles, notes)
     y = outcome_values(df, f.outcome)
-    keep, dropped = drop_missing(df, y, f.outcome, {col: col for col in f.columns})
+    keep, dropped = drop_missing(
+        df, y, f.outcome, {col: col for col in f.columns} | {c: f"covariate {c}" for c in covariates}
+    )
     data, yv = df.loc[keep], y.to_numpy()[keep]
     in_logs = log_losses(df)
     notes = dropped_notes(dropped | in_logs, len(data), len(df) + sum(in_logs.values())) + notes
@@ -294,6 +306,20 @@ def validate_formula(
     non_binary = np.unique(yv[~np.isin(yv, (0.0, 1.0))])[:3].tolist()
     fam.check_outcome(f.outcome, non_binary)
     cells, outcome_levels = fam.cell_counts(f.outcome, cells, (row_cell, yv), notes)
+    cov = None
+    if slopes:
+        x = np.stack([check_covariate(data[c], c) for c in covariates], axis=1)
+        stats, center, scale, within = covariate_cells(
+            x, yv, row_cell, len(cells), tuple(covariates), gaussian=not fam.latent
+        )
+        cells = pd.concat([cells.reset_index(drop=True), stats], axis=1)
+        cov = Covariates(
+            tuple(covariates),
+            center,
+            scale,
+            tuple(_slope_facet(s, rename, nests, terms) for s in slopes),
+            within,
+        )
     balanced = is_balanced(cells, [len(levels[n]) for n in facets], item_category)
     y_sd = float(np.std(yv, ddof=1)) if len(yv) > 1 else 0.0
     if is_constant(y_sd, float(np.mean(yv))):
@@ -334,7 +360,103 @@ def validate_formula(
         },
         system="system" if system is not None else None,
         outcome_levels=outcome_levels,
+        covariates=cov,
     )
+
+
+def _is_covariate(values: pd.Series) -> bool:
+    """Whether a fixed column is a covariate: numbers (not booleans, which are two-level factors)."""
+    return pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
+
+
+def _split_covariates(f: Formula, df: pd.DataFrame, role_columns: set[str]) -> tuple[Formula, list[Slope]]:
+    """The formula of factors only, and the slope terms: a fixed main whose column holds numbers
+    (unless written ``C(x)`` or given a role) is a covariate; ``x:f`` a slope per level of facet
+    ``f``; ``(0 + x|g)`` a random slope over the random facet ``g``. Columns of many distinct
+    floats taken as factors are refused (:func:`~.covariates.refuse_float_factor`).
+    """
+    forced = set(f.factors) | role_columns
+
+    def covariate(col: str) -> bool:
+        return col not in forced and _is_covariate(df[col])
+
+    factors = [c for c in f.fixed if not covariate(c)]
+    slopes = [Slope(c) for c in f.fixed if covariate(c)]
+    for c in factors:
+        if c not in forced:
+            refuse_float_factor(df[c], c)
+    intercept_groups = {g for g in f.random}
+    facet_columns = set(factors) | {c for g in f.random for c in g}
+    for a, b in f.interactions:
+        kinds = [covariate(a), covariate(b)]
+        if kinds == [False, False]:
+            raise DesignError(
+                f"Fixed interactions of two factors are not supported: {a}:{b} in {f.text!r}. Write the "
+                f"interaction as a random term, (1|{a}:{b}), whose variance is then reported (a fixed "
+                "interaction is a covariate's slope per level of a facet)."
+            )
+        if kinds == [True, True]:
+            raise DesignError(
+                f"{a}:{b} in {f.text!r} multiplies two covariates; add their product as a column of its own "
+                f"(df['{a}_{b}'] = df[{a!r}] * df[{b!r}]) and write it as a covariate."
+            )
+        x, by = (a, b) if kinds[0] else (b, a)
+        if by not in facet_columns:
+            raise DesignError(
+                f"{a}:{b} in {f.text!r} gives each level of {by!r} its own slope, so {by!r} must be a "
+                f"facet of "
+                f"the model: add + {by} (fixed) or (1|{by}) (random)."
+            )
+        slopes.append(Slope(x, by, "fixed"))
+    for x, g in f.random_slopes:
+        if g in factors:
+            raise DesignError(
+                f"(0 + {x}|{g}) in {f.text!r} is a random slope over {g!r}, which the formula has as a fixed "
+                f"factor: a fixed panel gets a slope per level, {x}:{g}; or make {g} random, (1|{g})."
+            )
+        if (g,) not in intercept_groups:
+            raise DesignError(
+                f"(0 + {x}|{g}) in {f.text!r} is a random slope over {g!r}, which has no random intercept: "
+                "add "
+                f"(1|{g}), or write ({x}||{g})."
+            )
+        if not (x not in forced and pd.api.types.is_numeric_dtype(df[x])):
+            check_covariate(df[x], x)  # raises the fix for text
+        slopes.append(Slope(x, g, "random"))
+    for s in slopes:
+        if s.covariate in facet_columns:
+            raise DesignError(
+                f"Column {s.covariate!r} is both a covariate and a facet in {f.text!r}; write it once (a "
+                f"factor: C({s.covariate}) or (1|{s.covariate}); a slope: + {s.covariate})."
+            )
+        if s.covariate in role_columns:
+            raise DesignError(
+                f"Column {s.covariate!r} is given a role (item=, judge=, system=...), which makes it a "
+                "factor; "
+                "it cannot also be a covariate."
+            )
+    # each covariate's common slope first, whatever was written
+    mains = list(dict.fromkeys(s.covariate for s in slopes))
+    ordered = [Slope(x) for x in mains] + [s for s in slopes if s.by is not None]
+    return Formula(f.text, f.outcome, tuple(factors), f.random), ordered
+
+
+def _slope_facet(s: Slope, rename: dict[str, str], nests: dict, terms: list[Term]) -> Slope:
+    """A slope with its ``by`` column renamed to the facet it is (``judge=`` -> ``judge``)."""
+    if s.by is None:
+        return s
+    by = rename[s.by]
+    if by == "category" or by in nests:
+        what = "the items' category" if by == "category" else "nested"
+        raise DesignError(
+            f"A slope per level of {s.by!r}, which is {what}, "
+            "is not supported; give the slope over a crossed facet."
+        )
+    if s.kind == "random" and any(t.facets == (by,) and t.kind == "fixed" for t in terms):
+        raise DesignError(
+            f"A random slope over the fixed facet {s.by!r} is not supported; write {s.covariate}:{s.by}."
+        )
+    return Slope(s.covariate, by, s.kind)
 
 
 def _latent_terms(

@@ -51,6 +51,8 @@ class Gaussian(Family):
         cells = design.cells.assign(
             mean=(design.cells["mean"] - loc) / scale, ss=design.cells["ss"] / scale**2
         )
+        for col in [c for c in cells.columns if str(c).startswith("sxy:")]:  # covariates x scores
+            cells[col] = cells[col] / scale
         row_y = None if design.row_y is None else (design.row_y - loc) / scale
         return dataclasses.replace(design, cells=cells, y_mean=0.0, y_sd=1.0, row_y=row_y), loc, scale
 

@@ -13,6 +13,7 @@ import pytensor.tensor as pt
 from .._core.priors import PriorSpec
 from ..design.design import Design
 from ..design.terms import Term
+from .covariates import covariate_part, within_ss_shift
 
 
 def sd_priors(design: Design, priors: PriorSpec, y_sd=None) -> dict[str, pt.TensorVariable]:
@@ -39,13 +40,19 @@ def intercept(design: Design, priors: PriorSpec, y_mean=None, y_sd=None) -> pt.T
     return pm.Normal("mu", mu=y_mean, sigma=priors.intercept_scale * y_sd)
 
 
-def fixed_predictor(design: Design, priors: PriorSpec) -> pt.TensorVariable:
-    """Grand mean plus the fixed level effects at every observed cell."""
+def fixed_predictor(design: Design, priors: PriorSpec) -> tuple[pt.TensorVariable, pt.TensorVariable]:
+    """Grand mean plus the fixed level effects and the covariates' part at every observed cell,
+    and how the covariates move the within-cell sum of squares (:mod:`.covariates`; zero
+    without covariates that vary within cells).
+    """
     pred = intercept(design, priors)
     for t in design.terms:
         if t.kind == "fixed":
             pred = pred + fixed_effect(design, priors, t)[design.cells[t.facets[0]].to_numpy()]
-    return pred
+    if design.covariates is None:
+        return pred, pt.as_tensor(0.0)
+    part, slopes = covariate_part(design, priors, design.y_sd)
+    return pred + part, within_ss_shift(design, slopes)
 
 
 def residual_sd(design: Design, sig: dict) -> pt.TensorVariable | None:
@@ -64,13 +71,16 @@ def cell_data(design: Design) -> dict[str, np.ndarray]:
     }
 
 
-def replicate_potential(design: Design, rep: pt.TensorVariable) -> None:
+def replicate_potential(
+    design: Design, rep: pt.TensorVariable, shift: pt.TensorVariable | float = 0.0
+) -> None:
     """Within-cell sums of squares: ``-(n-1) log sigma_rho - SS / (2 sigma_rho^2)`` summed over
-    cells; ``SS`` is the data container ``within_ss`` (:func:`cell_data`).
+    cells; ``SS`` is the data container ``within_ss`` (:func:`cell_data`) plus ``shift``, what
+    covariates that vary within cells take out of it (:func:`fixed_predictor`).
     """
     dof = float((design.cells["n"] - 1).sum())
     ss = pm.Data("within_ss", np.asarray(float(design.cells["ss"].sum())))
-    pm.Potential("replicate_loglik", -dof * pt.log(rep) - ss / (2.0 * rep**2))
+    pm.Potential("replicate_loglik", -dof * pt.log(rep) - (ss + shift) / (2.0 * rep**2))
 
 
 def random_effect(model: pm.Model, t: Term, labels: list[str], sd, centred: bool) -> pt.TensorVariable:

@@ -75,6 +75,9 @@ class Likelihood:
     draws : callable or None
         ``design -> int or None``: the draws per chain this likelihood needs on the layout,
         when they differ from the family's default (``None``: the family's).
+    covariates : bool
+        Its PyMC model takes numeric covariates (:mod:`bayes_tee.design.covariates`); a fit with
+        covariates samples that model (its NumPy density has none).
     """
 
     name: str
@@ -87,6 +90,7 @@ class Likelihood:
     density: Callable[[Design, PriorSpec], Density] | None = None
     target_accept: Callable[[Design], float | None] | None = None
     draws: Callable[[Design], int | None] | None = None
+    covariates: bool = False
 
 
 #: The version of the GLMMs' sampled coordinates, recorded in every fit's ``info`` (as
@@ -136,6 +140,7 @@ _cell_data = Lazy("parts:cell_data")
 _glmm_data = Lazy("logit_glmm.layout:binomial_data")
 _glmm_key = Lazy("logit_glmm.layout:glmm_key")
 _logistic = Lazy("logit_glmm.layout:add_logistic_residual")
+_slope_accept = Lazy("covariates:slope_accept")
 
 
 #: Every likelihood by ``method=`` name.
@@ -166,7 +171,15 @@ LIKELIHOODS: dict[str, Likelihood] = {
             density=Lazy("blocks.density:blocks_density"),
             target_accept=Lazy("blocks.layout:blocks_target_accept"),
         ),
-        Likelihood("marginal", "gaussian", _marginal, data=_cell_data, loglik="marginal"),
+        Likelihood(
+            "marginal",
+            "gaussian",
+            _marginal,
+            data=_cell_data,
+            loglik="marginal",
+            target_accept=_slope_accept,
+            covariates=True,
+        ),
         Likelihood(
             "cells",
             "gaussian",
@@ -174,6 +187,8 @@ LIKELIHOODS: dict[str, Likelihood] = {
             data=_cell_data,
             key=Lazy("cells.model:cells_key"),
             loglik="cells",
+            target_accept=_slope_accept,
+            covariates=True,
         ),
         Likelihood("rows", "any", Lazy("rows:rows_model"), loglik="rows"),
         Likelihood(
@@ -185,6 +200,7 @@ LIKELIHOODS: dict[str, Likelihood] = {
             postprocess=_logistic,
             loglik="binomial",
             density=Lazy("logit_glmm.density:binomial_density"),
+            covariates=True,
         ),
         Likelihood(
             "ordinal",
@@ -194,6 +210,7 @@ LIKELIHOODS: dict[str, Likelihood] = {
             loglik="ordinal",
             density=Lazy("ordinal.density:ordinal_density"),
             draws=_cell_draws,
+            covariates=True,
         ),
         Likelihood(
             "ordinal_probit",
@@ -203,6 +220,7 @@ LIKELIHOODS: dict[str, Likelihood] = {
             loglik="ordinal_probit",
             density=Lazy("ordinal.density:ordinal_density"),
             draws=_cell_draws,
+            covariates=True,
         ),
         Likelihood(
             "binomial_quadrature",
@@ -213,6 +231,7 @@ LIKELIHOODS: dict[str, Likelihood] = {
             postprocess=_logistic,
             loglik="binomial_quadrature",
             density=Lazy("logit_glmm.density:binomial_quadrature_density"),
+            covariates=True,
         ),
     )
 }
@@ -247,6 +266,15 @@ def get_likelihood(method: str, design: Design) -> Likelihood:
             f"family={design.family!r} takes method='auto', {own} or 'rows' (the per-call benchmark "
             "baseline)."
         )
+    if design.covariates is not None and not lk.covariates:
+        takes = ", ".join(
+            repr(n) for n, other in LIKELIHOODS.items() if other.covariates and other.family == design.family
+        )
+        raise ArgumentError(
+            f"method={method!r} does not take covariates (its sufficient statistics have no slopes); a "
+            "design "
+            f"with covariates ({', '.join(design.covariates.names)}) takes method='auto' or {takes}."
+        )
     return lk
 
 
@@ -261,6 +289,8 @@ def choose_method(design: Design) -> str:
     default = get_family(design.family).default_method
     if default is not None:
         return default
+    if design.covariates is not None:  # the slopes break the strata and the item blocks' kernel
+        return "marginal" if marginal_cost(design) <= MAX_MARGINAL_FLOPS else "cells"
     if design.complete:
         return "balanced"
     # the item blocks are sampled through a C callback compiled once per machine (nothing per
@@ -284,6 +314,18 @@ def method_note(design: Design, method: str) -> str:
     auto = choose_method(design)
     if method != auto:
         return f"{method}: chosen by the caller (method='auto' would take {auto})."
+    if design.covariates is not None:
+        names = ", ".join(design.covariates.names)
+        if method in ("marginal", "cells"):
+            how = (
+                "every random effect integrated out exactly"
+                if method == "marginal"
+                else "the many-level effects sampled, the few-level ones integrated out"
+            )
+            return (
+                f"{method}: covariate(s) {names} give every cell its own slope term, so the strata and "
+                f"item-block kernels do not apply; the cell means' likelihood with {how}."
+            )
     if method == "balanced":
         sizes = "" if design.balanced else " (categories of unequal size enter through their means)"
         return (

@@ -33,6 +33,7 @@ from .._core.priors import PriorSpec
 from ..design.design import Design
 from ..gstudy import weights as gw
 from ..gstudy.divisors import Estimand
+from . import coefficients as coefs
 from . import components as comp
 from . import dstudy, effects, gaming, netcdf, ordinal, reliability, reports, shares, simulate, theta
 from . import leaderboard as board
@@ -174,15 +175,17 @@ class Posterior(Fit):
 
     # -- comparing systems: a SystemsPosterior's; this fit compares none ------------------------
     def leaderboard(self, level: float = 0.9, *, over: str = "new", higher_is_better: bool = True,
-                    cost=None, cost_column: str | None = None):  # fmt: skip
+                    cost=None, cost_column: str | None = None, control: dict | None = None):  # fmt: skip
         """One row per system, best first: a fit with ``system=`` (:class:`SystemsPosterior`)."""
         return board.require_systems(self)
 
-    def tie_groups(self, level: float = 0.9, *, over: str = "new", higher_is_better: bool = True):
+    def tie_groups(self, level: float = 0.9, *, over: str = "new", higher_is_better: bool = True,
+                   control: dict | None = None):  # fmt: skip
         """The systems no interval separates, per letter: a fit with ``system=``."""
         return board.require_systems(self)
 
-    def pairs(self, level: float = 0.9, *, over: str = "new", systems: list | None = None):
+    def pairs(self, level: float = 0.9, *, over: str = "new", systems: list | None = None,
+              control: dict | None = None):  # fmt: skip
         """Every pair's difference and intervals: a fit with ``system=`` (:class:`SystemsPosterior`)."""
         return board.require_systems(self)
 
@@ -229,6 +232,18 @@ class Posterior(Fit):
     def level_effects(self, facet: str = "item", level: float = 0.9) -> pd.DataFrame:
         """Each level's effect and rank (:func:`bayes_tee.posterior.effects.level_effects`)."""
         return self._stamp(effects.level_effects(self, facet=facet, level=level))
+
+    def coefficients(self, level: float = 0.9) -> pd.DataFrame:
+        """Every covariate's slope (per level, and each random slope's SD) with intervals, per
+        unit of the column (:func:`bayes_tee.posterior.coefficients.coefficients`).
+        """
+        return self._stamp(coefs.coefficients(self, level=level))
+
+    def covariate_variance(self, level: float = 0.9) -> pd.DataFrame:
+        """The per-call variance each slope term explains, beside the components
+        (:func:`bayes_tee.posterior.coefficients.covariate_variance`).
+        """
+        return self._stamp(coefs.covariate_variance(self, level=level))
 
     def simulate_design(
         self,
@@ -392,15 +407,17 @@ class SystemsPosterior(Posterior):
     """
 
     def leaderboard(self, level: float = 0.9, *, over: str = "new", higher_is_better: bool = True,
-                    cost=None, cost_column: str | None = None):  # fmt: skip
+                    cost=None, cost_column: str | None = None, control: dict | None = None):  # fmt: skip
         """One row per system, best first, with its tie group and (``cost``: per system, or a
-        table of calls and their cost) ``p_pareto`` (:func:`bayes_tee.posterior.leaderboard.leaderboard`).
+        table of calls and their cost) ``p_pareto``; ``control={"length": 0}`` sets covariates to
+        reference values (:func:`bayes_tee.posterior.leaderboard.leaderboard`).
 
         >>> post.leaderboard(cost={"A": 0.12, "B": 0.03, "C": 0.5})  # doctest: +SKIP
         """
         return self._stamp(board.leaderboard(self, **_arguments(locals())))
 
-    def tie_groups(self, level: float = 0.9, *, over: str = "new", higher_is_better: bool = True):
+    def tie_groups(self, level: float = 0.9, *, over: str = "new", higher_is_better: bool = True,
+                   control: dict | None = None):  # fmt: skip
         """For each letter of the leaderboard's ``group`` column, the systems holding it, best first
         (:func:`bayes_tee.posterior.leaderboard.tie_groups`): systems in a group together are not
         separated by the simultaneous interval of their difference.
@@ -410,7 +427,8 @@ class SystemsPosterior(Posterior):
         """
         return self._stamp(board.leaderboard(self, **_arguments(locals()))).attrs["groups"]
 
-    def pairs(self, level: float = 0.9, *, over: str = "new", systems: list | None = None):
+    def pairs(self, level: float = 0.9, *, over: str = "new", systems: list | None = None,
+              control: dict | None = None):  # fmt: skip
         """Every pair's difference and intervals (:func:`bayes_tee.posterior.leaderboard.pairs`)."""
         return self._stamp(board.pairs(self, **_arguments(locals())))
 

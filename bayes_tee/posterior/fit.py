@@ -84,7 +84,7 @@ class Fit(diag.FitResult):
         return is_fixed_residual(t, self.family)
 
     def _convergence_vars(self) -> list[str]:
-        return convergence_vars(self.terms, self.family)
+        return convergence_vars(self.terms, self.family, self.design.covariates)
 
     def diagnostics(self) -> dict:
         """R-hat, ESS, divergences, tree depth and E-BFMI (:func:`bayes_tee._core.diagnostics.check`)."""
@@ -99,14 +99,16 @@ class Fit(diag.FitResult):
         return self._components[1]
 
 
-def convergence_vars(terms: list, family: str) -> list[str]:
+def convergence_vars(terms: list, family: str, covariates=None) -> list[str]:
     """The draws a TEE fit is diagnosed on (its checkpoints and :meth:`Fit.diagnostics`):
-    every term's SD or fixed effects, a family's fixed residual aside, and the grand mean.
+    every term's SD or fixed effects, a family's fixed residual aside, the grand mean and
+    every slope (:class:`~bayes_tee.design.covariates.Covariates`).
 
     >>> convergence_vars(design.terms, "binomial")  # doctest: +SKIP
     ['sigma_item', 'judge_effect', ..., 'mu']
     """
-    return [t.var_name for t in terms if not is_fixed_residual(t, family)] + ["mu"]
+    slopes = [] if covariates is None else [s.var_name for s in covariates.slopes]
+    return [t.var_name for t in terms if not is_fixed_residual(t, family)] + ["mu"] + slopes
 
 
 def is_fixed_residual(t, family: str) -> bool:

@@ -47,6 +47,7 @@ from .._core.trees import group
 from ..gstudy.divisors import normal_mixture_quantile
 from ..gstudy.weights import Over
 from . import system_scores as ss
+from .controls import Adjustment, Control, adjustment, reading
 from .cost_front import Cost, front, p_pareto, system_costs
 from .tie_groups import groups_of, letter_display
 
@@ -122,13 +123,41 @@ def error_variances(post: Fit) -> dict[str, np.ndarray]:
     return {k: np.array(v) for k, v in out.items()}
 
 
-def system_estimates(post: Fit) -> pd.Series:
-    """Each system's estimated score: the posterior mean of ``mu + system_effect``."""
+def system_estimates(post: Fit, adjust: Adjustment | None = None) -> pd.Series:
+    """Each system's estimated score: the posterior mean of ``mu + system_effect``, plus with
+    covariates the posterior mean of its covariate part (``adjust``, :mod:`.controls`: at its
+    own calls' values, or at the control's).
+    """
     system = require_systems(post)
     P = group(post.idata, "posterior")
     eff = P[f"{system}_effect"]
-    score = (P["mu"] + eff).mean(("chain", "draw"))
-    return pd.Series(score.values, index=list(post.design.levels[system]), name="estimate")
+    score = (P["mu"] + eff).mean(("chain", "draw")).values
+    if adjust is not None:
+        score = score + adjust.part.mean(axis=0)
+    return pd.Series(score, index=list(post.design.levels[system]), name="estimate")
+
+
+def _controlled(post: Fit, control: Control | None, var: dict[str, np.ndarray]) -> Adjustment | None:
+    """The control's :class:`~.controls.Adjustment`, its posterior variance added to ``var``'s
+    per-system readings in place (a difference's is added per pair, :func:`_pairs_table`).
+    """
+    adjust = adjustment(post, control)
+    if adjust is not None and adjust.control and not ss.is_latent_comparison(post):
+        for kind in ("new", "panel"):
+            var[kind] = var[kind] + adjust.variance(kind)[:, None]
+    return adjust
+
+
+def _shifted(draws: np.ndarray, adjust: Adjustment | None, sims: int = RANK_SIMS) -> np.ndarray:
+    """Rank draws with the control's own posterior draws added (jointly over the systems, so a
+    shift they share stays shared), matched to the mixture draws of :func:`score_draws`.
+    """
+    if adjust is None or not adjust.control:
+        return draws
+    shift = adjust.shift - adjust.shift.mean(axis=0)
+    n_mix = draws.shape[0] // sims
+    keep = np.linspace(0, len(shift) - 1, n_mix).round().astype(int)
+    return draws + np.repeat(shift[keep], sims, axis=0)
 
 
 def _check(level: float, over: str) -> None:
@@ -178,6 +207,7 @@ def leaderboard(
     random_seed: int | None = 0,
     cost: Cost | None = None,
     cost_column: str | None = None,
+    control: Control | None = None,
 ) -> pd.DataFrame:
     """One row per system, best first: its estimate, panel and new intervals, its rank
     interval, the probability that it is the best and its tie group; with ``cost``, its cost
@@ -201,6 +231,10 @@ def leaderboard(
         system, or a table of calls with their cost (each system's mean).
     cost_column : str, optional
         The cost column of a ``cost`` table (default ``"cost"``, or its only other column).
+    control : mapping, optional
+        Covariates set to reference values, e.g. ``{"length": 0}`` (:mod:`.controls`): every
+        system's score at those values, the slopes' uncertainty carried into the intervals, the
+        ranks and the groups. Default: uncontrolled (each system at its own calls' values).
 
     Returns
     -------
@@ -214,14 +248,17 @@ def leaderboard(
         ``level``, ``over``, ``judges`` (fixed or random), ``note`` (what *new* generalises
         over), ``scale`` (the estimates' units), ``groups`` (the systems of each letter),
         ``simultaneous_level``, ``higher_is_better`` and, with ``cost``, ``front`` (the
-        systems the estimates put on the cost front).
+        systems the estimates put on the cost front), ``control`` (the reading: uncontrolled, or
+        controlled at the values given; only on fits with covariates).
 
     Examples
     --------
     >>> post.leaderboard(cost={"gpt": 2.5, "llama": 0.2, "mistral": 0.4})  # doctest: +SKIP
     """
     _check(level, over)
-    est = system_estimates(post)
+    var = error_variances(post)
+    adjust = _controlled(post, control, var)
+    est = system_estimates(post, adjust)
     names = list(est.index)
     costs = (
         None
@@ -233,17 +270,17 @@ def leaderboard(
             cost_column=cost_column,
         )
     )
-    var = error_variances(post)
     a = (1 - check_level(level)) / 2
     scores = None
     if ss.is_latent_comparison(post):  # the score's scale (system_scores)
-        scores = ss.system_scores(post, var)
+        scores = ss.system_scores(post, var, adjust)
         draws = scores.ranked(over)
         out = pd.DataFrame({"system": names, "estimate": scores.estimate})
         for kind in ("panel", "new"):
             out[f"{kind}_low"], out[f"{kind}_high"] = ss.interval(scores, kind, level)
     else:
         draws = score_draws(post, over, random_seed=random_seed, est=est.to_numpy(), var=var[f"{over}_own"])
+        draws = _shifted(draws, adjust)
         out = pd.DataFrame({"system": names, "estimate": est.to_numpy()})
         for kind in ("panel", "new"):
             half = np.array([_half(level, v) for v in var[kind]])
@@ -259,7 +296,7 @@ def leaderboard(
     if scores is not None:
         out["latent"] = scores.latent
     out = out.sort_values("estimate", ascending=not higher_is_better, ignore_index=True)
-    table = _pairs_table(post, level, over, names, est, var[f"{over}_own"], scores)
+    table = _pairs_table(post, level, over, names, est, var[f"{over}_own"], scores, adjust)
     order = out["system"].tolist()
     separated = separated_matrix(table, order)
     out.insert(out.columns.get_loc("p_best") + 1, "group", letter_display(separated))
@@ -276,6 +313,8 @@ def leaderboard(
     if costs is not None:
         on = front(out["estimate"].to_numpy(), out["cost"].to_numpy(), higher_is_better)
         out.attrs["front"] = out["system"][on].tolist()
+    if adjust is not None:
+        out.attrs["control"] = reading(control)
     return out
 
 
@@ -292,7 +331,12 @@ def separated_matrix(table: pd.DataFrame, systems: list[str]) -> np.ndarray:
 
 
 def tie_groups(
-    post: Fit, *, level: float = 0.9, over: Over = "new", higher_is_better: bool = True
+    post: Fit,
+    *,
+    level: float = 0.9,
+    over: Over = "new",
+    higher_is_better: bool = True,
+    control: Control | None = None,
 ) -> list[list[str]]:
     """The leaderboard's tie groups: for each letter of its ``group`` column ("a", "b", ...),
     the systems that hold it, best first. Two systems are in a group together exactly when
@@ -301,7 +345,8 @@ def tie_groups(
     >>> post.tie_groups()  # doctest: +SKIP
     [['gpt', 'claude'], ['claude', 'llama'], ['mistral']]
     """
-    return leaderboard(post, level=level, over=over, higher_is_better=higher_is_better).attrs["groups"]
+    board = leaderboard(post, level=level, over=over, higher_is_better=higher_is_better, control=control)
+    return board.attrs["groups"]
 
 
 def score_scale(post: Fit) -> str:
@@ -317,6 +362,7 @@ def pairs(
     level: float = 0.9,
     over: Over = "new",
     systems: list[str] | None = None,
+    control: Control | None = None,
 ) -> pd.DataFrame:
     """Every pair of systems: the difference of their scores with its interval, a
     simultaneous interval over all the pairs (Sidak), and P(a scores higher than b).
@@ -333,6 +379,9 @@ def pairs(
         (item x system and the cell only).
     systems : list of str, optional
         Compare only these (in this order); default every system, best first.
+    control : mapping, optional
+        Covariates set to reference values (:func:`leaderboard`); the differences carry the
+        slopes' uncertainty.
 
     Returns
     -------
@@ -340,15 +389,20 @@ def pairs(
         ``system_a, system_b, difference, low, high, simultaneous_low, simultaneous_high,
         se_median, p_a_better`` (a binomial or ordinal fit: differences of success
         probabilities or expected scores, ``se_median`` their posterior SD, and
-        ``latent_difference``); ``attrs``: ``level``, ``simultaneous_level``, ``over``, ``scale``.
+        ``latent_difference``); ``attrs``: ``level``, ``simultaneous_level``, ``over``, ``scale``
+        (and ``control`` on fits with covariates).
     """
     _check(level, over)
-    est = system_estimates(post)
     var = error_variances(post)
-    scores = ss.system_scores(post, var) if ss.is_latent_comparison(post) else None
+    adjust = _controlled(post, control, var)
+    est = system_estimates(post, adjust)
+    scores = ss.system_scores(post, var, adjust) if ss.is_latent_comparison(post) else None
     if systems is None:
         systems = list(est.sort_values(ascending=False).index)
-    return _pairs_table(post, level, over, systems, est, var[f"{over}_own"], scores)
+    table = _pairs_table(post, level, over, systems, est, var[f"{over}_own"], scores, adjust)
+    if adjust is not None:
+        table.attrs["control"] = reading(control)
+    return table
 
 
 def _pairs_table(
@@ -359,6 +413,7 @@ def _pairs_table(
     est: pd.Series,
     own: np.ndarray,
     scores: ss.SystemScores | None,
+    adjust: Adjustment | None = None,
 ) -> pd.DataFrame:
     """:func:`pairs` from the estimates, the ``{over}_own`` error variances and (a latent
     fit) the score draws already at hand.
@@ -376,6 +431,8 @@ def _pairs_table(
         i, j = index[a_name], index[b_name]
         diff = float(est.iloc[i] - est.iloc[j])
         var = own[i] + own[j]
+        if adjust is not None and adjust.control and scores is None:  # the control's own uncertainty
+            var = var + adjust.pair_variance(i, j, over)
         half, sim_half = _half(level, var), _half(sim_level, var)
         row = {
             "system_a": a_name,
@@ -397,13 +454,15 @@ def _pairs_table(
     return out
 
 
-def compare(post: Fit, a: str, b: str, *, level: float = 0.9, over: Over = "new") -> pd.Series:
+def compare(
+    post: Fit, a: str, b: str, *, level: float = 0.9, over: Over = "new", control: Control | None = None
+) -> pd.Series:
     """The difference ``a - b`` with its interval and P(a scores higher): one row of
     :func:`pairs` (its simultaneous interval is the plain one: one comparison).
     """
     if a == b:
         raise DesignError(f"compare() needs two different systems, got {a!r} twice.")
-    return pairs(post, level=level, over=over, systems=[a, b]).iloc[0]
+    return pairs(post, level=level, over=over, systems=[a, b], control=control).iloc[0]
 
 
 def p_better_matrix(post: Fit, over: Over = "new", *, table: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -420,16 +479,24 @@ def p_better_matrix(post: Fit, over: Over = "new", *, table: pd.DataFrame | None
 
 
 def rank_probabilities(
-    post: Fit, *, over: Over = "new", higher_is_better: bool = True, random_seed: int | None = 0
+    post: Fit,
+    *,
+    over: Over = "new",
+    higher_is_better: bool = True,
+    random_seed: int | None = 0,
+    control: Control | None = None,
 ) -> pd.DataFrame:
     """P(rank = r) for every system (rows, best first) and rank (columns 1..S), from the same
-    draws as the leaderboard's ranks.
+    draws as the leaderboard's ranks (``control``: at the covariates' reference values).
     """
-    est = system_estimates(post)
+    var = error_variances(post)
+    adjust = _controlled(post, control, var)
+    est = system_estimates(post, adjust)
     if ss.is_latent_comparison(post):
-        draws = ss.system_scores(post, error_variances(post)).ranked(over)
+        draws = ss.system_scores(post, var, adjust).ranked(over)
     else:
-        draws = score_draws(post, over, random_seed=random_seed, est=est.to_numpy())
+        draws = score_draws(post, over, random_seed=random_seed, est=est.to_numpy(), var=var[f"{over}_own"])
+        draws = _shifted(draws, adjust)
     ranks = ranks_of(draws, higher_is_better)
     S = ranks.shape[1]
     # one vectorised count: probs[s, r-1] = P(system s has rank r)

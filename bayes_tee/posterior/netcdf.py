@@ -29,12 +29,16 @@ FORMAT = "bayes_tee-posterior-1"
 def save(post, path: str | Path, *, keep_effects: bool = False) -> Path:
     """Write a :class:`~bayes_tee.Posterior`: its SDs, grand mean, fixed effects (and
     ``p_panel``; an ordinal fit's cutpoints, their gaps and ``score_panel``), sampler
-    statistics, design, priors, method, info and per-cell statistics; the random-effect
-    vectors only with ``keep_effects``.
+    statistics, design, priors, method, info and per-cell statistics (the covariates' among
+    them), every slope (a random slope's SD and level coordinates); the random-effect vectors
+    only with ``keep_effects``.
     """
     draws = group(post.idata, "posterior")
     extra = ("p_panel", "score_panel", "cutpoints", "cutpoint_gaps", "judge_log_spread")
     names = [t.var_name for t in post.terms] + ["mu"] + [v for v in extra if v in draws]
+    cov = post.design.covariates
+    if cov is not None:
+        names += [s.var_name for s in cov.slopes] + [s.level_name for s in cov.slopes if s.level_name]
     meta = {
         "design": post.design.to_dict(),
         "priors": post.priors.to_dict(),

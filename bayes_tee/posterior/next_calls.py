@@ -111,6 +111,13 @@ def next_calls(
     >>> chosen["gain"].is_monotonic_decreasing  # doctest: +SKIP
     True
     """
+    if fit.design.covariates is not None:
+        raise DesignError(
+            f"next_calls does not value calls on a fit with covariates "
+            f"({', '.join(fit.design.covariates.names)}) "
+            "yet: what a call teaches depends on its covariate value. Choose calls from a fit without them "
+            "(the same formula less the slopes), and fit the covariates on the data bought."
+        )
     obj = objective_for(fit, objective, systems, over, level)
     if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
         raise ArgumentError(f"n is the number of calls to choose: a positive integer, got {n!r}.")

@@ -40,6 +40,7 @@ from . import predictive as pr
 from .effects import glmm_points
 
 if TYPE_CHECKING:
+    from .controls import Adjustment
     from .fit import Fit
 
 #: Gauss-Hermite nodes of the population score (smooth in the latent value: 24 agree with 40
@@ -173,14 +174,18 @@ class SystemScores:
         return base * (1.0 if kind in ("new", "new_own") else self.ratio(kind, systems))
 
 
-def system_scores(post: Fit, var: dict[str, np.ndarray]) -> SystemScores:
+def system_scores(post: Fit, var: dict[str, np.ndarray], adjust: Adjustment | None = None) -> SystemScores:
     """:class:`SystemScores` of a latent comparison, with ``var`` the latent error variances
-    (:func:`bayes_tee.posterior.leaderboard.error_variances`).
+    (:func:`bayes_tee.posterior.leaderboard.error_variances`) and ``adjust`` the covariates'
+    part of each system's location (:mod:`.controls`: at its own calls' values or at a
+    control's), drawn with the rest.
 
     >>> system_scores(post, leaderboard.error_variances(post)).estimate  # doctest: +SKIP
     array([0.52, 0.61, 0.68])
     """
     locations = system_locations(post)
+    if adjust is not None:
+        locations = locations + adjust.part
     return SystemScores(score_at(post, locations), var, locations.mean(axis=0))
 
 

@@ -86,7 +86,7 @@ def unstandardize(posterior: xr.Dataset, loc: float, scale: float) -> xr.Dataset
         v = str(name)
         if v == "mu":
             out[v] = out[v] * scale + loc
-        elif v.startswith(("sigma_", "re_")) or v.endswith("_effect"):
+        elif v.startswith(("sigma_", "re_", "beta_")) or v.endswith("_effect"):
             out[v] = out[v] * scale
     return out
 
@@ -115,6 +115,13 @@ def layout_key(design: Design, spec: PriorSpec, method: str, extra: object = Non
         "scale_use": (design.thresholds, design.spread),
         "extra": extra,
     }
+    if design.covariates is not None:  # their values are constants of the compiled graph
+        parts["covariates"] = [
+            design.covariates.to_dict(),
+            hashlib.sha1(
+                np.ascontiguousarray(cells[design.covariates.columns].to_numpy()).tobytes()
+            ).hexdigest(),
+        ]
     return hashlib.sha1(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
 
 
@@ -235,7 +242,9 @@ def sample_posterior(
     std, loc, scale = standardize(design, spec)
     # nutpie samples a likelihood written in NumPy without compiling; the PyMC model is built
     # only when a sampler needs it (sampling.sample)
-    density = lk.density(std, spec) if lk.density is not None and settings.sampler == "nutpie" else None
+    # a design with covariates samples the PyMC model (the kernels have no slopes)
+    numpy_density = lk.density is not None and settings.sampler == "nutpie" and design.covariates is None
+    density = lk.density(std, spec) if numpy_density else None
     built: list = []
 
     def model():
@@ -249,7 +258,8 @@ def sample_posterior(
     s = settings
     idata, timing = sample(
         model, s.sampler, s.chains, s.tune, s.draws, s.target_accept, s.random_seed, s.progressbar, reuse,
-        density=density, checkpoints=s.checkpoints, diagnosed=convergence_vars(design.terms, design.family),
+        density=density, checkpoints=s.checkpoints,
+        diagnosed=convergence_vars(design.terms, design.family, design.covariates),
         settled=s.settled,
     )  # fmt: skip
     posterior = idata["posterior"].to_dataset()

@@ -49,7 +49,7 @@ def cell_model(
         marginal = []
     with pm.Model(coords=level_coords) as model:
         sig = sd_priors(design, priors)
-        pred = fixed_predictor(design, priors)
+        pred, shift = fixed_predictor(design, priors)
         for t in random:
             if t in marginal:
                 continue
@@ -80,7 +80,7 @@ def cell_model(
         else:
             pm.Potential("cell_mean_loglik", -0.5 * pt.sum(pt.log(var) + resid**2 / var))
         if rep is not None:
-            replicate_potential(design, rep)
+            replicate_potential(design, rep, shift)
     return model
 
 

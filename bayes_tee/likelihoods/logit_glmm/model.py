@@ -21,6 +21,7 @@ import pytensor.tensor as pt
 from ..._core.density import zerosum_basis
 from ..._core.priors import PriorSpec
 from ...design.design import Design
+from ..covariates import covariate_part
 from ..levels import coords
 from ..parts import fixed_effect
 from .layout import (
@@ -111,6 +112,8 @@ def latent_predictor(
     for g, e in zip(terms, effects):
         if g.in_eta:
             eta = eta + e[g.cell_level]
+    if design.covariates is not None:  # constant within each cell (design.covariates)
+        eta = eta + covariate_part(design, priors, LOGIT_UNIT)[0]
     return eta, sig
 
 

@@ -83,7 +83,7 @@ def marginal_model(design: Design, priors: PriorSpec, centering: dict | None = N
     zb, wb = indicators(design, crossed)
     with pm.Model(coords=coords(design)) as model:
         sig = sd_priors(design, priors)
-        pred = fixed_predictor(design, priors)
+        pred, shift = fixed_predictor(design, priors)
         rep = residual_sd(design, sig)
         grouped = bool(design.categories)
         pm.Potential(
@@ -102,5 +102,5 @@ def marginal_model(design: Design, priors: PriorSpec, centering: dict | None = N
             ),
         )
         if rep is not None:
-            replicate_potential(design, rep)
+            replicate_potential(design, rep, shift)
     return model

@@ -186,10 +186,12 @@ img{max-width:100%}.missing{color:#c44e52;font-weight:600}.tw{overflow-x:auto;ma
 
 def report_grid(post: Fit) -> dict[str, list[int]]:
     """The D-study grid a report draws: items from a quarter to 8x the observed count, prompts
-    1, as observed and 5.
+    1, as observed and 5 (when the design has prompts to project).
     """
     c = post.design.counts
     items = sorted({int(x) for x in np.geomspace(max(5, c["item"] / 4), c["item"] * 8, 10).round()})
+    if "prompt" not in post.design.facets:
+        return {"n_items": items}
     return {"n_items": items, "n_prompts": sorted({1, int(c.get("prompt", 1)), 5})}
 
 
