@@ -14,7 +14,7 @@
 >>> import pandas as pd
 >>> df = pd.DataFrame({"len": [100, 300, 200, 200], "ref": [200, 200, 200, 100]})
 >>> bias_covariates(df, length="len", reference_length="ref")["length"].round(3).tolist()
-[-0.678, 0.678, 0.0, 0.678]
+[-0.78, 0.78, 0.0, 0.78]
 """
 
 from __future__ import annotations
