@@ -371,11 +371,13 @@ def _is_covariate(values: pd.Series) -> bool:
 
 def _split_covariates(f: Formula, df: pd.DataFrame, role_columns: set[str]) -> tuple[Formula, list[Slope]]:
     """The formula of factors only, and the slope terms: a fixed main whose column holds numbers
-    (unless written ``C(x)`` or given a role) is a covariate; ``x:f`` a slope per level of facet
+    (unless written ``C(x)``, given a role or grouping a random term) is a covariate; ``x:f`` a slope per level of facet
     ``f``; ``(0 + x|g)`` a random slope over the random facet ``g``. Columns of many distinct
     floats taken as factors are refused (:func:`~.covariates.refuse_float_factor`).
     """
-    forced = set(f.factors) | role_columns
+    # a column that also groups a random term is a factor whatever its values (a temperature
+    # with its item x temperature interaction)
+    forced = set(f.factors) | role_columns | {c for g in f.random for c in g}
 
     def covariate(col: str) -> bool:
         return col not in forced and _is_covariate(df[col])
@@ -383,7 +385,7 @@ def _split_covariates(f: Formula, df: pd.DataFrame, role_columns: set[str]) -> t
     factors = [c for c in f.fixed if not covariate(c)]
     slopes = [Slope(c) for c in f.fixed if covariate(c)]
     for c in factors:
-        if c not in forced:
+        if c not in set(f.factors) | role_columns:
             refuse_float_factor(df[c], c)
     intercept_groups = {g for g in f.random}
     facet_columns = set(factors) | {c for g in f.random for c in g}

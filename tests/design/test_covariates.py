@@ -146,7 +146,8 @@ def test_missing_covariate_values_are_counted_and_dropped():
         ("score ~ model + (1|item) + (0 + length|judge)", None, "has no random intercept"),
         ("score ~ model + length:prompt + (1|item)", None, "must be a facet of the model"),
         ("score ~ model + judge + judge:model + (1|item)", None, "(1|judge:model)"),
-        ("score ~ model + length + (1|item) + (1|item:length)", None, "both a covariate and a facet"),
+        ("score ~ model + length + (1|item) + (1|item:length)", None, "write C(length)"),
+        ("score ~ model + (1|item) + (1|judge) + (0 + judge|judge)", None, "names a column twice"),
         ("score ~ model + lentext + (1|item)", None, "C(lentext)"),
     ],
 )  # fmt: skip
