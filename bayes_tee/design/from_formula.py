@@ -372,8 +372,9 @@ def _is_covariate(values: pd.Series) -> bool:
 def _split_covariates(f: Formula, df: pd.DataFrame, role_columns: set[str]) -> tuple[Formula, list[Slope]]:
     """The formula of factors only, and the slope terms: a fixed main whose column holds numbers
     (unless written ``C(x)``, given a role or grouping a random term) is a covariate; ``x:f`` a
-    slope per level of facet ``f``; ``(0 + x|g)`` a random slope over the random facet ``g``. Columns of many distinct
-    floats taken as factors are refused (:func:`~.covariates.refuse_float_factor`).
+    slope per level of facet ``f``; ``(0 + x|g)`` a random slope over the random facet ``g``.
+    Columns of many distinct floats taken as factors are refused
+    (:func:`~.covariates.refuse_float_factor`).
     """
     # a column that also groups a random term is a factor whatever its values (a temperature
     # with its item x temperature interaction)
