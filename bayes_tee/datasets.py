@@ -15,7 +15,8 @@ yiqunchen/debias-llm-as-a-judge @4b4879a, ``data/judge_results/*.json``.
 ``alpaca_eval_reference`` (Apache-2.0, ``bayes_tee/data/alpaca_eval_LICENSE.txt``): AlpacaEval
 2.0 weighted gpt-4-turbo preferences of 15 models against the fixed reference
 gpt4_1106_preview on up to 805 instructions: ``model, instruction_idx, dataset, reference,
-preference`` (1..2; ``preference - 1`` is P(model beats the reference)); rows as in the source
+preference, output_length, reference_length`` (1..2; ``preference - 1`` is P(model beats the
+reference); the two outputs' lengths in characters, for length control); rows as in the source
 (vicuna-13b-v1.5 is listed twice there, alpaca-7b_verbose misses three instructions).
 ``alpaca_eval_leaderboard``: the published leaderboard rows of the same models (``win_rate,
 standard_error, n_wins, ...``). From tatsu-lab/alpaca_eval @cd543a1.
@@ -142,8 +143,15 @@ def _alpaca(src: str, n_spread: int = 12) -> tuple[pd.DataFrame, pd.DataFrame]:
     picks = board.index[np.linspace(0, len(board) - 1, n_spread).round().astype(int)]
     models = list(dict.fromkeys([*picks, *ALPACA_MODELS]))
     prefs = prefs[prefs["model"].isin(models)]
-    out = prefs[["model", "instruction_idx", "dataset", "generator_1_reference", "preference"]]
-    out = out.rename(columns={"generator_1_reference": "reference"})
+    keep = ["model", "instruction_idx", "dataset", "generator_1_reference", "preference"]
+    out = prefs[[*keep, "output_2_len_chars", "output_1_len_chars"]]
+    out = out.rename(
+        columns={
+            "generator_1_reference": "reference",
+            "output_2_len_chars": "output_length",
+            "output_1_len_chars": "reference_length",
+        }
+    )
     cols = [
         "win_rate",
         "standard_error",

@@ -90,6 +90,13 @@ def bias_covariates(
     ------
     DesignError
         A column that is missing or not numeric, or nothing asked for.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"judge": ["gpt-4o", "claude"], "model": ["gpt-4o-mini", "gpt-4o-mini"]})
+    >>> fam = {"gpt-4o": "openai", "gpt-4o-mini": "openai", "claude": "anthropic"}
+    >>> bias_covariates(df, judge="judge", system="model", families=fam)["self_preference"].tolist()
+    [1.0, 0.0]
     """
     if not isinstance(df, pd.DataFrame):
         raise DesignError(f"bias_covariates needs a pandas DataFrame, got {type(df).__name__}.")

@@ -255,3 +255,37 @@ def covariate_cells(
                     row_cell, dev[:, i] * dev[:, j], minlength=n_cells
                 )
     return pd.DataFrame(out), tuple(float(v) for v in center), tuple(float(v) for v in scale), within
+
+
+def flat_levels(cov: Covariates, x: np.ndarray, codes: dict[str, np.ndarray], levels: dict) -> list[str]:
+    """Notes on the levels of a fixed per-level slope (``x:facet``) whose calls all share one
+    covariate value: the data say nothing of their own slope, which is then its prior's (a
+    reference system scored against itself at equal length).
+
+    >>> cov = Covariates(("len",), (0.0,), (1.0,), (Slope("len"), Slope("len", "judge")))
+    >>> flat_levels(cov, np.array([[1.0], [1.0], [0.0], [2.0]]), {"judge": np.array([0, 0, 1, 1])},
+    ...             {"judge": ("a", "b")})[0][:40]
+    "len:judge: covariate 'len' takes one val"
+    """
+    out = []
+    for s in cov.slopes:
+        if s.by is None or s.kind != "fixed":
+            continue
+        col = x[:, cov.of(s.covariate)]
+        code = codes[s.by]
+        n = np.bincount(code, minlength=len(levels[s.by])).astype(float)
+        mean = np.bincount(code, col, minlength=len(n)) / np.maximum(n, 1)
+        spread = np.bincount(code, (col - mean[code]) ** 2, minlength=len(n))
+        flat = [
+            levels[s.by][k]
+            for k in np.flatnonzero(
+                spread <= WITHIN_TOLERANCE * np.maximum(n, 1) * cov.scale[cov.of(s.covariate)] ** 2
+            )
+        ]
+        if flat:
+            out.append(
+                f"{s.label}: covariate {s.covariate!r} takes one value in every call of {s.by} level(s) "
+                f"{flat[:5]}{' ...' if len(flat) > 5 else ''}, so their own slopes are their prior's (the "
+                "data cannot tell them); drop those levels, or use the common slope only."
+            )
+    return out

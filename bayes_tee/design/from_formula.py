@@ -36,7 +36,14 @@ from .._core.exceptions import DesignError, DesignWarning
 from ..families import get_family
 from .checks import check_frame, closest_column, outcome_values
 from .coding import cell_stats, is_constant, level_codes
-from .covariates import Covariates, Slope, check_covariate, covariate_cells, refuse_float_factor
+from .covariates import (
+    Covariates,
+    Slope,
+    check_covariate,
+    covariate_cells,
+    flat_levels,
+    refuse_float_factor,
+)
 from .design import Design, Roles
 from .formula import Formula, formula_terms, parse_formula
 from .losses import drop_missing, dropped_notes, log_losses
@@ -320,6 +327,7 @@ def validate_formula(
             tuple(_slope_facet(s, rename, nests, terms) for s in slopes),
             within,
         )
+        notes += flat_levels(cov, x, codes, levels)
     balanced = is_balanced(cells, [len(levels[n]) for n in facets], item_category)
     y_sd = float(np.std(yv, ddof=1)) if len(yv) > 1 else 0.0
     if is_constant(y_sd, float(np.mean(yv))):

@@ -204,3 +204,10 @@ def test_bias_covariates_build_length_position_and_self_preference():
         bt.bias_covariates(df.assign(slot=["x", "y", "x", "y"]), position="slot")
     with pytest.raises(bt.DesignError, match="judge= and system="):
         bt.bias_covariates(df, families=fam)
+
+
+def test_a_level_whose_covariate_never_varies_is_said():
+    df = frame(within=False)
+    df.loc[df["model"] == "m0", "length"] = 500.0  # the reference system, at its own length
+    with pytest.warns(bt.DesignWarning, match=r"length:system: covariate 'length' takes one value .*'m0'"):
+        validate_formula(df, "score ~ model + length + length:model + (1|item)", system="model")
