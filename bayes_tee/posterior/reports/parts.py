@@ -21,6 +21,7 @@ from ..._core import diagnostics as diag
 from ..._core.exceptions import DiagnosticWarning
 from ..._core.version import __version__
 from ..budget import Plan, allocate
+from ..coefficients import coefficients, covariate_variance
 from ..components import components_table
 from ..fit import describe
 
@@ -51,6 +52,7 @@ def framed_summary(post: Fit, middle) -> str:
             *([f"Likelihood: {post.info['method_note']}"] if post.info.get("method_note") else []),
             "\nPer-observation components (variance scale, 90% intervals):",
             components_table(post.component_draws()).round(5).to_string(index=False),
+            *covariate_lines(post),
             *middle(),
             "\nDiagnostics: "
             + ", ".join(
@@ -63,6 +65,22 @@ def framed_summary(post: Fit, middle) -> str:
     if msg:
         parts.append("WARNING: " + msg)
     return "\n".join(parts)
+
+
+def covariate_lines(post: Fit) -> list[str]:
+    """The summary's lines on a fit's covariates: every slope per unit of its column and the
+    variance each slope term explains (none without covariates).
+    """
+    if post.design.covariates is None:
+        return []
+    cols = ["term", "kind", "level", "estimate", "low", "high", "per_sd"]
+    table = coefficients(post)
+    return [
+        "\nCovariates (slopes per unit of each column, 90% intervals; leaderboards take control=):",
+        table[[c for c in [*cols, "outcome_estimate"] if c in table]].round(5).to_string(index=False),
+        "Variance each slope term explains (beside the components):",
+        covariate_variance(post).round(5).to_string(index=False),
+    ]
 
 
 def png(fig) -> str:
