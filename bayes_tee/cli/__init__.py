@@ -216,7 +216,27 @@ def _check_leaderboard(args, saved: bool = False):
                     raise DesignError(f'--{r} is required (or set {r} = "..." in a --roles TOML file).')
     if args.cost_column and not args.cost:
         raise DesignError("--cost-column names a column of --cost FILE: give --cost too.")
+    args.control_values = _controls(args.control)
     return _system_costs(args.cost)
+
+
+def _controls(items: list[str] | None) -> dict[str, float] | None:
+    """``--control COLUMN=VALUE`` flags as a mapping, each value a number."""
+    if not items:
+        return None
+    out = {}
+    for item in items:
+        name, eq, value = item.partition("=")
+        try:
+            number = float(value)
+        except ValueError:
+            number = None
+        if not eq or not name.strip() or number is None:
+            raise DesignError(
+                f"--control {item!r}: write COLUMN=VALUE with a number, e.g. --control length=0."
+            )
+        out[name.strip()] = number
+    return out
 
 
 def _check_next(args) -> None:

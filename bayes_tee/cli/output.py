@@ -108,7 +108,8 @@ def _board_text(table, n_pairs: int, n_unresolved: int) -> str:
     lines = [
         f"Leaderboard ({unit}{a['level']:.0%} intervals; ranks, P(best) and groups over {a['over']}):",
         shown.to_string(index=False),
-        f"Reading: 'new' intervals generalise {a['note'].removeprefix('new: ')}.",
+        f"Reading: 'new' intervals generalise {a['note'].removeprefix('new: ')}"
+        + (f"; {a['control']}." if a.get("control") else "."),
         f"Groups: systems sharing a letter are not separated by their simultaneous {a['level']:.0%} "
         f"interval ({n_pairs - n_unresolved} of {n_pairs} pairs resolved"
         + (f"; --pairs unresolved lists the other {n_unresolved})." if n_unresolved else ")."),
@@ -139,6 +140,7 @@ def _print_leaderboard(args, post, cost=None) -> None:
         doc = leaderboard_document(
             post, level=args.level, over=args.over, higher_is_better=not args.lower_is_better,
             pairs=args.pairs or ("all" if args.json else "none"), cost=cost, cost_column=args.cost_column,
+            control=getattr(args, "control_values", None),
         )  # fmt: skip
     if args.json:
         print(json.dumps(doc))

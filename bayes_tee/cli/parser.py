@@ -8,7 +8,7 @@
     bayes-tee fit results.json --from promptfoo --model gpt-4o --dry-run
     bayes-tee fit g.csv --formula "score ~ (1|item) + (1|evaluator) + (1|prompt)" --out g.nc
     bayes-tee leaderboard runs.csv --outcome score --item item --judge judge --system model
-        [--pairs [unresolved]] [--cost costs.csv] [--json]
+        [--pairs [unresolved]] [--cost costs.csv] [--control length=0] [--json]
     bayes-tee summary pilot.nc [--json]
     bayes-tee dstudy pilot.nc --items 100,200 --prompts 1,3,5 --judges 1,3 [--json]
     bayes-tee dstudy g.nc --n evaluator=2,4,6 --n prompt=1,3
@@ -200,6 +200,11 @@ def _parser() -> argparse.ArgumentParser:
     board.add_argument(
         "--cost-column", help="the cost column of --cost FILE (default 'cost' or its only other)"
     )
+    board.add_argument(
+        "--control", action="append", metavar="COLUMN=VALUE",
+        help="set a covariate of the formula to a reference value (repeatable), e.g. --control length=0: "
+        "the length-controlled leaderboard",
+    )  # fmt: skip
     board.add_argument(
         "--json", action="store_true",
         help="one JSON document (bayes_tee.leaderboard/1): leaderboard, groups, pairs, diagnostics, notes",

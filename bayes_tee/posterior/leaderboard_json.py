@@ -32,6 +32,8 @@ key                           value
                               depth, E-BFMI; ``ok``)
 ``notes``                     the design's notes and, when the fit failed its checks, the
                               warning
+``control``                   on a fit with covariates: the reading (``"uncontrolled ..."`` or
+                              ``"controlled at length = 0"``, :mod:`.controls`), else ``null``
 ============================  ==================================================================
 
 Numbers that are not finite are written as ``null``. :func:`read_leaderboard_json` reads the
@@ -97,6 +99,7 @@ def leaderboard_document(
     pairs: PairsShown = "all",
     cost: Cost | None = None,
     cost_column: str | None = None,
+    control: dict | None = None,
 ) -> dict:
     """The leaderboard, its tie groups, the pairs, the diagnostics and the notes as one JSON-ready
     object (module docstring).
@@ -105,7 +108,7 @@ def leaderboard_document(
     ----------
     post : Fit
         A fit with ``system=``.
-    level, over, higher_is_better, cost, cost_column
+    level, over, higher_is_better, cost, cost_column, control
         As :func:`bayes_tee.posterior.leaderboard.leaderboard`.
     pairs : {"all", "unresolved", "none"}
         Which pairs to include.
@@ -122,9 +125,10 @@ def leaderboard_document(
     if pairs not in ("all", "unresolved", "none"):
         raise ArgumentError(f"pairs must be 'all', 'unresolved' or 'none', got {pairs!r}.")
     table = board.leaderboard(
-        post, level=level, over=over, higher_is_better=higher_is_better, cost=cost, cost_column=cost_column
-    )
-    every = board.pairs(post, level=level, over=over, systems=table["system"].tolist())
+        post, level=level, over=over, higher_is_better=higher_is_better, cost=cost, cost_column=cost_column,
+        control=control,
+    )  # fmt: skip
+    every = board.pairs(post, level=level, over=over, systems=table["system"].tolist(), control=control)
     every["resolved"] = resolved(every)
     shown = {"all": every, "unresolved": every[~every["resolved"]], "none": every.iloc[:0]}[pairs]
     checks = post.diagnostics()
@@ -152,6 +156,7 @@ def leaderboard_document(
             "n_unresolved": int((~every["resolved"]).sum()),
             "diagnostics": checks,
             "notes": notes,
+            "control": a.get("control"),
         }
     )
 
@@ -193,7 +198,8 @@ def read_leaderboard_json(source: str | Path | dict) -> dict:
             raise FileError(f"Not a leaderboard JSON document: {err}.") from None
     if doc.get("schema") != SCHEMA:
         raise FileError(f"Not a {SCHEMA} document (its schema is {doc.get('schema')!r}).")
-    attrs = {k: doc[k] for k in ("level", "over", "note", "scale", "simultaneous_level") if k in doc}
+    keys = ("level", "over", "note", "scale", "simultaneous_level", "control")
+    attrs = {k: doc[k] for k in keys if doc.get(k) is not None}
     table = pd.DataFrame.from_records(doc["leaderboard"])
     table.attrs.update(attrs, groups=[g["systems"] for g in doc["groups"]])
     if doc.get("front") is not None:

@@ -52,9 +52,12 @@ def fit_from_draws(d, beta=0.2, beta_sd=0.0, dev=(0.05, -0.05), shape=(2, 500), 
                 0.3 * np.exp(0.01 * rng.standard_normal(shape)), dims=("chain", "draw")
             )
     data["mu"] = xr.DataArray(1.0 + 1e-4 * rng.standard_normal(shape), dims=("chain", "draw"))
-    data["beta_length"] = xr.DataArray(beta + beta_sd * rng.standard_normal(shape), dims=("chain", "draw"))
+    jitter = 1e-6 * rng.standard_normal(shape)  # draws that vary: the diagnostics are defined
+    data["beta_length"] = xr.DataArray(
+        beta + beta_sd * rng.standard_normal(shape) + jitter, dims=("chain", "draw")
+    )
     data["beta_length_judge"] = xr.DataArray(
-        np.broadcast_to(np.asarray(dev), (*shape, 2)).copy(), dims=("chain", "draw", "judge"),
+        np.asarray(dev) + np.stack([jitter, -jitter], axis=-1), dims=("chain", "draw", "judge"),
         coords={"judge": list(d.levels["judge"])},
     )  # fmt: skip
     return posterior_for(draws_tree(xr.Dataset(data)), d, get_prior(), "marginal")
@@ -147,3 +150,21 @@ def test_variance_explained_sits_beside_the_components(sharp):
     row = table.set_index("term").loc["length"]
     assert np.isclose(row["variance"], 0.2**2, rtol=0.05)  # E[z^2] ~ 1 over the calls
     assert 0 < row["share"] < 1
+
+
+def test_the_command_line_and_the_json_document_take_controls(sharp, tmp_path, capsys):
+    from bayes_tee.cli import main
+    from bayes_tee.posterior.leaderboard_json import leaderboard_document, read_leaderboard_json
+
+    post, _ = sharp
+    doc = leaderboard_document(post, control={"length": 450.0}, pairs="none")
+    assert doc["control"] == "controlled at length = 450"
+    assert read_leaderboard_json(doc)["leaderboard"].attrs["control"] == doc["control"]
+    assert leaderboard_document(post, pairs="none")["control"].startswith("uncontrolled")
+    path = post.save(tmp_path / "cov.nc")
+    assert main(["leaderboard", str(path), "--control", "length=450"]) == 0
+    assert "controlled at length = 450." in capsys.readouterr().out
+    assert main(["leaderboard", str(path), "--control", "length"]) == 1
+    assert "COLUMN=VALUE" in capsys.readouterr().err
+    assert main(["leaderboard", str(path), "--control", "judge=1"]) == 1
+    assert "is a factor of the model" in capsys.readouterr().err
