@@ -132,6 +132,8 @@ def system_estimates(post: Fit, adjust: Adjustment | None = None) -> pd.Series:
     P = group(post.idata, "posterior")
     eff = P[f"{system}_effect"]
     score = (P["mu"] + eff).mean(("chain", "draw")).values
+    if adjust is None and post.design.covariates is not None:  # uncontrolled unless told
+        adjust = adjustment(post, None)
     if adjust is not None:
         score = score + adjust.part.mean(axis=0)
     return pd.Series(score, index=list(post.design.levels[system]), name="estimate")

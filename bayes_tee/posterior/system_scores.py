@@ -37,6 +37,7 @@ from .._core.intervals import check_level
 from .._core.trees import group
 from ..families import get_family
 from . import predictive as pr
+from .controls import adjustment
 from .effects import glmm_points
 
 if TYPE_CHECKING:
@@ -184,6 +185,8 @@ def system_scores(post: Fit, var: dict[str, np.ndarray], adjust: Adjustment | No
     array([0.52, 0.61, 0.68])
     """
     locations = system_locations(post)
+    if adjust is None and post.design.covariates is not None:  # uncontrolled unless told
+        adjust = adjustment(post, None)
     if adjust is not None:
         locations = locations + adjust.part
     return SystemScores(score_at(post, locations), var, locations.mean(axis=0))
