@@ -3,7 +3,9 @@
 ``promptfoo eval -o results.json`` writes ``{"results": {"version": 3, "results": [...]}}``
 (``-o results.jsonl``: one result per line). Each result is one call: ``vars`` (the test
 case), ``prompt.label``, ``provider`` (``label`` or ``id``: the model), ``score``,
-``success`` and, per assertion, ``gradingResult.componentResults[]`` with ``assertion``
+``success``, ``response.output`` (its length in characters is the frame's ``output_length``, a
+judge-bias covariate for :func:`bayes_tee.bias_covariates`) and, per assertion,
+``gradingResult.componentResults[]`` with ``assertion``
 (``type``, ``value``, ``provider`` for model-graded ones), ``score`` and ``pass``. Each
 assertion is a judge. With ``--repeat`` promptfoo renumbers ``testIdx`` per repeat and writes
 no repeat index, so the item is a hash of ``vars`` and the replicate the order of the repeats.
@@ -190,6 +192,9 @@ def read_promptfoo(
                 "vars": json.dumps(vars_, sort_keys=True, default=str),
             }
             base["temperature"] = temps.get(base["model"], float("nan"))
+            output = (r.get("response") or {}).get("output")
+            # the answer's length in characters: a judge-bias covariate (bt.bias_covariates)
+            base["output_length"] = float(len(output)) if isinstance(output, str) else float("nan")
             grading = r.get("gradingResult") or {}
             components = grading.get("componentResults") or []
             test_case = r.get("testCase") or {}
@@ -232,6 +237,8 @@ def read_promptfoo(
         if frame["replicate"].max() > 1:
             notes.append("replicate: the order of promptfoo's --repeat runs (testIdx) within a call")
         frame = frame.sort_index().drop(columns="test")
+        if frame["output_length"].isna().all():  # no result kept its response text
+            frame = frame.drop(columns="output_length")
     for (name, earlier), n in repeated.items():
         said.append(f"{name}: {n} result(s) already read from {earlier} (same result id): read once.")
     source = f"{len(files)} promptfoo result file(s)"

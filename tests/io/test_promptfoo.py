@@ -119,3 +119,19 @@ def test_one_eval_saved_twice_is_read_once_and_said(tmp_path):
         warnings.simplefilter("always")
         bt.read_promptfoo([JSON, tmp_path / "empty.jsonl"])
     assert any("empty.jsonl holds no results" in str(w.message) for w in caught)
+
+
+def test_each_answer_s_length_is_a_column():
+    df = _read(JSON)
+    lengths = {
+        (
+            r["vars"] and json.dumps(r["vars"], sort_keys=True),
+            r["provider"].get("label") or r["provider"]["id"],
+        ): len(r["response"]["output"])
+        for r in _raw()
+        if r["failureReason"] != 2 and isinstance((r.get("response") or {}).get("output"), str)
+    }
+    assert df["output_length"].notna().all()
+    for (vars_, model), n in list(lengths.items())[:10]:
+        rows = df[(df["vars"] == vars_) & (df["model"] == model)]
+        assert n in set(rows["output_length"])
