@@ -5,7 +5,7 @@ A numeric column on a formula's fixed side is a *slope*, not a factor: ``score ~
 deviations around the common slope); ``(0 + length | judge)`` a random slope over a random facet
 (a new judge's bias is predicted with its uncertainty, SD ``sigma_slope_length_judge``). Every
 covariate is standardised over the rows used (mean 0, SD 1): the slopes' priors are on that scale
-(:attr:`bayes_tee._core.priors.PriorSpec.slope_scale` outcome SDs, or logit units for the GLMMs per
+(``PriorSpec.slope_scale`` outcome SDs, or logit units for the GLMMs per
 covariate SD) and :mod:`bayes_tee.posterior.coefficients` reports them per unit of the column too.
 
 A covariate enters the cell-level likelihoods exactly through its per-cell statistics, which
