@@ -150,25 +150,17 @@ def alpaca(args) -> None:
 
 
 def simulate(family: str, kind: str, rng: np.random.Generator, n_items=40, n_judges=4):
+    """A judge-bias study (:func:`bayes_tee.studies.bias_dgp.bias_dgp`): judges' slopes off 0.5 by
+    ``N(0, 0.25^2)`` (``fixed``: none; ``judge``: centred), systems 0 / 0.2 / 0.4 and ever longer.
+    """
     u = rng.normal(0, 0.25, n_judges) if kind != "fixed" else np.zeros(n_judges)
     if kind == "judge":
         u = u - u.mean()
-    item = rng.normal(0, 0.8, n_items)
-    sysx = np.array([0.0, 0.2, 0.4])
-    rows = []
-    for i in range(n_items):
-        for s in range(3):
-            x = rng.normal(0.3 * s, 1.0)
-            for j in range(n_judges):
-                eta = item[i] + sysx[s] + (0.5 + u[j]) * x
-                if family == "gaussian":
-                    y = eta + rng.normal(0, 0.5)
-                elif family == "binomial":
-                    y = float(rng.random() < 1 / (1 + np.exp(-eta)))
-                else:
-                    y = 1.0 + np.searchsorted([-1.5, -0.4, 0.6, 1.8], eta + rng.logistic())
-                rows.append({"item": f"q{i}", "model": f"m{s}", "judge": f"j{j}", "length": x, "score": y})
-    return pd.DataFrame(rows), 0.5 + u
+    df = bt.simulate.bias_dgp(
+        family, n_items, judge_slopes=u, effects=(0.0, 0.2, 0.4), longer=(0.0, 0.3, 0.6),
+        random_seed=int(rng.integers(2**31)),
+    )  # fmt: skip
+    return df, 0.5 + u
 
 
 def coverage(args) -> None:

@@ -18,32 +18,14 @@ pytestmark = pytest.mark.slow
 
 
 def simulate(family, seed, n_items=40, judges=4, reps=1, within=False):
-    """Three systems; system m2 writes longer outputs; each judge its own length slope
-    (``0.5 + u_j`` per SD, ``u_j`` = -0.2, 0, 0.1, 0.2) on the latent scale.
+    """Three systems, m2 the verbose one; each judge its own length slope ``0.5 + u_j``,
+    ``u`` = -0.2, 0, 0.1, 0.2 (:func:`bayes_tee.studies.bias_dgp.bias_dgp`).
     """
-    rng = np.random.default_rng(seed)
     u = np.array([-0.2, 0.0, 0.1, 0.2])[:judges]
-    item = rng.normal(0, 0.8, n_items)
-    sysx = np.array([0.0, 0.2, 0.2])
-    longer = np.array([0.0, 0.0, 1.0])
-    rows = []
-    for i in range(n_items):
-        for s in range(3):
-            x0 = rng.normal(longer[s], 1.0)
-            for j in range(judges):
-                for _ in range(reps):
-                    x = x0 + (rng.normal(0, 0.5) if within else 0.0)
-                    eta = item[i] + sysx[s] + (0.5 + u[j]) * x
-                    if family == "gaussian":
-                        y = eta + rng.normal(0, 0.5)
-                    elif family == "binomial":
-                        y = float(rng.random() < 1 / (1 + np.exp(-eta)))
-                    else:
-                        y = 1.0 + np.searchsorted([-1.5, -0.4, 0.6, 1.8], eta + rng.logistic())
-                    rows.append(
-                        {"item": f"q{i}", "model": f"m{s}", "judge": f"j{j}", "length": x, "score": y}
-                    )
-    return pd.DataFrame(rows), u
+    df = bt.simulate.bias_dgp(
+        family, n_items, judge_slopes=u, n_replicates=reps, within_sd=0.5 if within else 0.0, random_seed=seed
+    )
+    return df, u
 
 
 def fit(df, formula, family="gaussian", **kw):
