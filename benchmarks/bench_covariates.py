@@ -150,7 +150,7 @@ def alpaca(args) -> None:
 
 
 def simulate(family: str, kind: str, rng: np.random.Generator, n_items=40, n_judges=4):
-    """A judge-bias study (:func:`bayes_tee.studies.bias_dgp.bias_dgp`): judges' slopes off 0.5 by
+    """A judge-bias study (:func:`bayes_tee.studies.bias_designs.bias_dgp`): judges' slopes off 0.5 by
     ``N(0, 0.25^2)`` (``fixed``: none; ``judge``: centred), systems 0 / 0.2 / 0.4 and ever longer.
     """
     u = rng.normal(0, 0.25, n_judges) if kind != "fixed" else np.zeros(n_judges)

@@ -1,14 +1,13 @@
 """Simulation studies: data-generating processes with known truth (:mod:`~bayes_tee.studies.dgp`;
-judge-bias designs with slopes, :mod:`~bayes_tee.studies.bias_dgp`),
+judge-bias designs with slopes, :mod:`~bayes_tee.studies.bias_designs`),
 interval coverage (:mod:`~bayes_tee.studies.coverage`), repeated-evaluation checks
 (:mod:`~bayes_tee.studies.repeated`), the classical plug-in fit they compare against
 (:mod:`~bayes_tee.studies.plugin`) and simulation-based calibration of the likelihoods
 (:mod:`~bayes_tee.studies.sbc`). Exposed as ``bt.simulate``.
 """
 
-from . import bias_dgp as bias_designs
-from . import coverage, dgp, plugin, repeated, sbc, verdicts_dgp
-from .bias_dgp import bias_dgp
+from . import bias_designs, coverage, dgp, plugin, repeated, sbc, verdicts_dgp
+from .bias_designs import bias_dgp
 from .coverage import CoverageStudy, coverage_staircase, coverage_study
 from .dgp import (
     TABLE8_SENSITIVITY,

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.slow
 
 def simulate(family, seed, n_items=40, judges=4, reps=1, within=False):
     """Three systems, m2 the verbose one; each judge its own length slope ``0.5 + u_j``,
-    ``u`` = -0.2, 0, 0.1, 0.2 (:func:`bayes_tee.studies.bias_dgp.bias_dgp`).
+    ``u`` = -0.2, 0, 0.1, 0.2 (:func:`bayes_tee.studies.bias_designs.bias_dgp`).
     """
     u = np.array([-0.2, 0.0, 0.1, 0.2])[:judges]
     df = bt.simulate.bias_dgp(
