@@ -42,7 +42,8 @@ d <- read.csv("{csv}")
 d$model <- factor(d$model); d$instruction_idx <- factor(d$instruction_idx)
 contrasts(d$model) <- contr.sum(nlevels(d$model))
 t <- system.time(m <- lmer({formula}, data = d, REML = TRUE))[["elapsed"]]
-cat(sprintf("LMER %.3f %.6f %.6f\n", t, fixef(m)[["length"]], sqrt(VarCorr(m)$instruction_idx[1])))
+cat(sprintf("LMER %.3f %.6f %.6f %.6f %.6f\n", t, fixef(m)[["length"]],
+            sqrt(diag(vcov(m)))[["length"]], sqrt(VarCorr(m)$instruction_idx[1]), sigma(m)))
 """
 
 
@@ -74,7 +75,7 @@ def least_squares(df: pd.DataFrame, per_system: bool) -> pd.Series:
     return pd.Series(coef[: X.shape[1]], index=X.columns)
 
 
-def run_lmer(df: pd.DataFrame, formula: str) -> tuple[float, float, float] | None:
+def run_lmer(df: pd.DataFrame, formula: str) -> tuple[float, ...] | None:
     if shutil.which("Rscript") is None:
         return None
     with tempfile.TemporaryDirectory() as tmp:
@@ -86,8 +87,7 @@ def run_lmer(df: pd.DataFrame, formula: str) -> tuple[float, float, float] | Non
     if line is None:
         print("lmer failed:", out.stderr[-500:])
         return None
-    _, t, slope, sd = line.split()
-    return float(t), float(slope), float(sd)
+    return tuple(float(x) for x in line.split()[1:])
 
 
 def alpaca(args) -> None:
@@ -140,12 +140,15 @@ def alpaca(args) -> None:
     if lm is None:
         print("lmer: R with lme4 not on this machine (--install-r installs it); no ratio printed")
     else:
-        lt, slope, sd = lm
-        per_sd = post.coefficients().iloc[0]["estimate"]
+        lt, slope, se, sd_item, sd_res = lm
+        ours = post.coefficients().iloc[0]
+        comp = post.components().set_index("component")
         print(
-            f"lmer: {lt:.2f} s, slope {slope:.4f}, SD(instruction) {sd:.4f}; "
-            f"bayes_tee/lmer time {fit_s / lt:.1f}x; "
-            f"slope ours {per_sd:.4f}"
+            f"lmer (REML, same run): {lt:.2f} s; bayes_tee/lmer time {fit_s / lt:.1f}x\n"
+            f"  slope: lmer {slope:.4f} (SE {se:.4f}); ours {ours['estimate']:.4f} "
+            f"(posterior SD {ours['sd']:.4f})\n"
+            f"  SD(instruction): lmer {sd_item:.4f}; ours {np.sqrt(comp.loc['item', 'median']):.4f} (posterior median)\n"
+            f"  residual SD: lmer {sd_res:.4f}; ours {np.sqrt(comp.loc['residual', 'median']):.4f}"
         )
 
 

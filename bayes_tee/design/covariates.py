@@ -131,6 +131,19 @@ class Covariates:
         """Every ``cells`` column the covariates add."""
         return self.mean_columns + self.within_columns
 
+    @property
+    def pairs(self) -> list[tuple[int, int]]:
+        """The index pairs ``(i, j)``, ``i <= j``, of the within-cell cross-products ``sxx``."""
+        k = len(self.names)
+        return [(i, j) for i in range(k) for j in range(i, k)]
+
+    @property
+    def structure(self) -> dict:
+        """What the compiled model depends on (names, slopes, ``within``), not the values: two
+        designs with equal structures share a compiled model through :func:`covariate_data`.
+        """
+        return {k: v for k, v in self.to_dict().items() if k not in ("center", "scale")}
+
     def of(self, name: str) -> int:
         """The index of covariate ``name``."""
         return self.names.index(name)
@@ -255,6 +268,27 @@ def covariate_cells(
                     row_cell, dev[:, i] * dev[:, j], minlength=n_cells
                 )
     return pd.DataFrame(out), tuple(float(v) for v in center), tuple(float(v) for v in scale), within
+
+
+def covariate_data(cov: Covariates | None, cells: pd.DataFrame) -> dict[str, np.ndarray]:
+    """The covariates' per-cell statistics as the compiled model's data containers (none without
+    covariates): ``covariate_means`` ``(n_cells, k)`` and, when ``within``, ``covariate_sxy``
+    ``(n_cells, k)`` and ``covariate_sxx`` ``(n_cells, len(cov.pairs))``, so a refit of another
+    data set of the same layout and :attr:`Covariates.structure` swaps them in without recompiling.
+
+    >>> cov = Covariates(("len",), (0.0,), (1.0,), (Slope("len"),))
+    >>> covariate_data(cov, pd.DataFrame({"x:len": [0.5, -0.5]}))["covariate_means"].shape
+    (2, 1)
+    """
+    if cov is None:
+        return {}
+    out = {"covariate_means": cells[cov.mean_columns].to_numpy(dtype=float)}
+    if cov.within:
+        out["covariate_sxy"] = cells[[f"sxy:{n}" for n in cov.names]].to_numpy(dtype=float)
+        out["covariate_sxx"] = np.stack(
+            [cells[f"sxx:{cov.names[i]}:{cov.names[j]}"].to_numpy(dtype=float) for i, j in cov.pairs], axis=1
+        )
+    return out
 
 
 def flat_levels(cov: Covariates, x: np.ndarray, codes: dict[str, np.ndarray], levels: dict) -> list[str]:

@@ -12,11 +12,11 @@ the within-cell sum of squares (:func:`within_ss_shift`), exactly.
 
 from __future__ import annotations
 
-import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
 
 from .._core.priors import PriorSpec
+from ..design.covariates import covariate_data
 from ..design.design import Design
 
 
@@ -50,7 +50,7 @@ def covariate_part(
             slope = slope + dev[at]
         columns.append(slope)
     slopes = pt.stack(columns, axis=1)
-    x = cells[cov.mean_columns].to_numpy(dtype=float)
+    x = pm.Data("covariate_means", covariate_data(cov, cells)["covariate_means"])
     return pt.sum(slopes * x, axis=1), slopes
 
 
@@ -62,16 +62,12 @@ def within_ss_shift(design: Design, slopes: pt.TensorVariable) -> pt.TensorVaria
     cov = design.covariates
     if cov is None or not cov.within:
         return pt.as_tensor(0.0)
-    cells = design.cells
-    names = cov.names
-    sxy = cells[[f"sxy:{n}" for n in names]].to_numpy(dtype=float)
+    data = covariate_data(cov, design.cells)
+    sxy = pm.Data("covariate_sxy", data["covariate_sxy"])
+    sxx = pm.Data("covariate_sxx", data["covariate_sxx"])
     shift = -2.0 * pt.sum(slopes * sxy)
-    for i in range(len(names)):
-        for j in range(i, len(names)):
-            sxx = cells[f"sxx:{names[i]}:{names[j]}"].to_numpy(dtype=float)
-            if not np.any(sxx):
-                continue
-            shift = shift + (1.0 if i == j else 2.0) * pt.sum(slopes[:, i] * slopes[:, j] * sxx)
+    for p, (i, j) in enumerate(cov.pairs):
+        shift = shift + (1.0 if i == j else 2.0) * pt.sum(slopes[:, i] * slopes[:, j] * sxx[:, p])
     return shift
 
 

@@ -11,6 +11,7 @@ import pymc as pm
 import pytensor.tensor as pt
 
 from .._core.priors import PriorSpec
+from ..design.covariates import covariate_data
 from ..design.design import Design
 from ..design.terms import Term
 from .covariates import covariate_part, within_ss_shift
@@ -68,6 +69,7 @@ def cell_data(design: Design) -> dict[str, np.ndarray]:
     return {
         "cell_mean": design.cells["mean"].to_numpy(dtype=float),
         "within_ss": np.asarray(float(design.cells["ss"].sum())),
+        **covariate_data(design.covariates, design.cells),
     }
 
 

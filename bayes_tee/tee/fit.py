@@ -115,13 +115,8 @@ def layout_key(design: Design, spec: PriorSpec, method: str, extra: object = Non
         "scale_use": (design.thresholds, design.spread),
         "extra": extra,
     }
-    if design.covariates is not None:  # their values are constants of the compiled graph
-        parts["covariates"] = [
-            design.covariates.to_dict(),
-            hashlib.sha1(
-                np.ascontiguousarray(cells[design.covariates.columns].to_numpy()).tobytes()
-            ).hexdigest(),
-        ]
+    if design.covariates is not None:  # their values are data containers (covariate_data)
+        parts["covariates"] = design.covariates.structure
     return hashlib.sha1(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
 
 

@@ -31,9 +31,14 @@ def simulate(family, seed, n_items=40, judges=4, reps=1, within=False):
 def fit(df, formula, family="gaussian", **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bt.DesignWarning)
+        if "draws" in kw:  # few draws, by design
+            warnings.simplefilter("ignore", bt.DiagnosticWarning)
         return bt.fit_posterior(
             df, formula=formula, system="model", family=family, random_seed=3, progressbar=False, **kw
         )
+
+
+FORMULA_JUDGE = "score ~ model + judge + length + length:judge + (1|item)"
 
 
 def covers(row, truth):
@@ -42,7 +47,7 @@ def covers(row, truth):
 
 def test_gaussian_per_judge_slopes_and_the_controlled_board(tmp_path):
     df, u = simulate("gaussian", seed=11, reps=2, within=True)
-    post = fit(df, "score ~ model + judge + length + length:judge + (1|item)")
+    post = fit(df, FORMULA_JUDGE)
     assert post.diagnostics()["ok"]
     sd = df["length"].std()
     table = post.coefficients(level=0.99)
@@ -63,6 +68,17 @@ def test_gaussian_per_judge_slopes_and_the_controlled_board(tmp_path):
     back = bt.load(path)
     assert back.design.covariates == post.design.covariates
     pd.testing.assert_frame_equal(back.coefficients(), post.coefficients())
+    # the covariates are data containers: another study of the layout reuses the compiled model
+    # (new lengths, cell means and cross-products swapped in), and swapping back gives the first
+    # fit's draws exactly
+    short = dict(draws=200, tune=200, chains=2)
+    first = fit(df, FORMULA_JUDGE, **short)
+    other = fit(simulate("gaussian", seed=21, reps=2, within=True)[0], FORMULA_JUDGE, **short)
+    again = fit(df, FORMULA_JUDGE, **short)
+    assert other.info["reused_compiled"] and again.info["reused_compiled"]
+    for v in ("beta_length", "beta_length_judge", "system_effect"):
+        np.testing.assert_array_equal(again.idata.posterior[v].values, first.idata.posterior[v].values)
+        assert not np.array_equal(other.idata.posterior[v].values, first.idata.posterior[v].values)
 
 
 def test_gaussian_random_slope_over_judges():

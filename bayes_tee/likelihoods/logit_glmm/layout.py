@@ -18,6 +18,7 @@ import numpy as np
 import xarray as xr
 
 from ..._core.density import zerosum_basis
+from ...design.covariates import covariate_data
 from ...design.design import Design
 from ...design.terms import Term
 from ..anova import anova_estimates
@@ -520,6 +521,7 @@ def binomial_data(design: Design) -> dict[str, np.ndarray]:
     return {
         "successes": np.round(design.cells["mean"].to_numpy() * n).astype(np.int64),
         "logit_rate": np.asarray(np.log(p_bar / (1 - p_bar)), float),
+        **covariate_data(design.covariates, design.cells),
     }
 
 
