@@ -147,7 +147,8 @@ def alpaca(args) -> None:
             f"lmer (REML, same run): {lt:.2f} s; bayes_tee/lmer time {fit_s / lt:.1f}x\n"
             f"  slope: lmer {slope:.4f} (SE {se:.4f}); ours {ours['estimate']:.4f} "
             f"(posterior SD {ours['sd']:.4f})\n"
-            f"  SD(instruction): lmer {sd_item:.4f}; ours {np.sqrt(comp.loc['item', 'median']):.4f} (posterior median)\n"
+            f"  SD(instruction): lmer {sd_item:.4f}; "
+            f"ours {np.sqrt(comp.loc['item', 'median']):.4f} (posterior median)\n"
             f"  residual SD: lmer {sd_res:.4f}; ours {np.sqrt(comp.loc['residual', 'median']):.4f}"
         )
 

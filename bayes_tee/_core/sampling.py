@@ -178,7 +178,9 @@ def _sample_nutpie(
         # too, so a reused fit starts (and, seeded, ends) exactly as a fresh one would
         import pymc as pm  # a compiled PyMC model is being reused: PyMC is loaded already
 
-        pm.set_data(reuse[1], model=old_model)
+        # (a container the model does not have, e.g. the within-cell sums of a design whose
+        # cells hold one call each, is not swapped)
+        pm.set_data({k: v for k, v in reuse[1].items() if k in old_model.named_vars}, model=old_model)
         # data the compiled functions never read (e.g. a prior of another mode) are not theirs;
         # nutpie keys its shared data by a uuid and names them through shared_var_keys
         names = {var.name for var in compiled.shared_var_keys}

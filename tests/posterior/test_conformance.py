@@ -47,6 +47,13 @@ def _fit(df, **kw):
         return bt.fit_posterior(df, **{**SMALL, **kw})
 
 
+def _biased(family="gaussian", systems=2, **kw):
+    df = bt.simulate.bias_dgp(
+        family, 12, effects=(0.0, 0.2)[:systems], longer=(0.0, 1.0)[:systems], random_seed=4, **kw
+    )
+    return df.assign(model=df["model"].str.replace("m", "s"))
+
+
 LAYOUTS = {
     "balanced": lambda: _fit(_pilot(), **ROLES),
     "blocks": lambda: _fit(_pilot(0.05), **ROLES),
@@ -83,6 +90,22 @@ LAYOUTS = {
     # the logit GLMM's comparison is checked in tests/posterior/test_latent_systems.py
     "systems, ordinal, judge cutpoints, calls lost": lambda: _fit(
         _systems(0.05, outcome="ordinal"), **SYSTEM_ROLES, family="ordinal", thresholds="judge"
+    ),
+    "covariates: per-judge slopes varying within cells": lambda: _fit(
+        _biased(n_replicates=2, within_sd=0.5),
+        formula="score ~ model + judge + length + length:judge + (1|item)",
+        system="model",
+    ),
+    "covariates, binomial, random slope": lambda: _fit(
+        _biased("binomial"),
+        formula="score ~ model + length + (1|item) + (1|judge) + (0 + length|judge)",
+        system="model",
+        family="binomial",
+    ),
+    "covariates, ordinal, one system": lambda: _fit(
+        _biased("ordinal", systems=1, n_replicates=2),
+        formula="score ~ judge + length + (1|item)",
+        family="ordinal",
     ),
     "pairwise": lambda: _fit(
         bt.simulate.pairwise_battles(n_items=40, n_prompts=2, n_judges=2, random_seed=3),
@@ -122,6 +145,13 @@ CALLS = {
     "system plots": lambda p, tmp: [p.plot_leaderboard(), p.plot_pairs(), p.plot_ranks()],
     "cutpoints": lambda p, tmp: [p.cutpoints(), p.category_probabilities(), p.judge_spreads()],
     "level effects": lambda p, tmp: p.level_effects("item"),
+    "coefficients": lambda p, tmp: [p.coefficients(), p.covariate_variance()],
+    "controlled": lambda p, tmp: [
+        p.leaderboard(control={"length": 0.0}),
+        p.pairs(control={"length": 0.0}),
+        p.tie_groups(control={"length": 0.0}),
+        bt.posterior.leaderboard.rank_probabilities(p, control={"length": 0.0}),
+    ],
 }
 
 
