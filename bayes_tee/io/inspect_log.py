@@ -30,8 +30,10 @@ from .._core.exceptions import DesignError, DesignWarning
 from .archive import ZipJson
 from .long_frame import Unscorable, log_files, long_frame, pick, score_value
 
-#: Sample fields a reader skips: the transcript, which holds nearly all of a log's bytes.
+#: Sample fields a reader skips: the transcript, which holds nearly all of a log's bytes (the
+#: model's ``output`` is read for its length, :func:`output_lengths`, then dropped).
 SKIPPED = {"events", "events_data", "messages", "attachments", "store", "output"}
+READ_SKIPPED = SKIPPED - {"output"}
 SUFFIXES = (".eval", ".json")
 #: The newest log layout version read directly (``header.json``'s ``version``; 2 since 0.3.2x).
 LOG_VERSION = 2
@@ -79,8 +81,36 @@ def _read_inspect_ai(path: Path) -> tuple[dict, Iterator[dict]]:
         raise DesignError(
             f"{path}: inspect-ai could not read it ({type(err).__name__}: {err}); expected {EXPECTED}."
         ) from None
-    samples = log.read_eval_log_samples(str(path), all_samples_required=False, exclude_fields=SKIPPED)
-    return header, (s.model_dump(mode="python", exclude=SKIPPED) for s in samples)
+    samples = log.read_eval_log_samples(str(path), all_samples_required=False, exclude_fields=READ_SKIPPED)
+    return header, (s.model_dump(mode="python", exclude=READ_SKIPPED) for s in samples)
+
+
+def output_lengths(output: object) -> tuple[int | None, int | None]:
+    """The answer's length in characters (``completion``, else the first choice's text parts,
+    as inspect-ai's ``ModelOutput.completion``) and in output tokens (``usage.output_tokens``),
+    each ``None`` where the log does not say.
+
+    >>> output_lengths({"completion": "Paris.", "usage": {"output_tokens": 3}})
+    (6, 3)
+    >>> output_lengths({"choices": [{"message": {"content": [{"type": "text", "text": "ab"}]}}]})
+    (2, None)
+    """
+    if not isinstance(output, dict):
+        return None, None
+    text = output.get("completion")
+    if not text:
+        choices = output.get("choices") or []
+        content = (choices[0].get("message") or {}).get("content") if choices else None
+        if isinstance(content, str):
+            text = content
+        elif isinstance(content, list):
+            text = "\n".join(
+                c.get("text", "") for c in content if isinstance(c, dict) and c.get("type") == "text"
+            )
+    usage = output.get("usage") or {}
+    tokens = usage.get("output_tokens") if isinstance(usage, dict) else None
+    chars = len(text) if isinstance(text, str) and (text or output.get("choices")) else None
+    return chars, (int(tokens) if isinstance(tokens, int | float) and tokens > 0 else None)
 
 
 def _grader(spec: dict, header: dict, warned: set[str]) -> str | None:
@@ -214,7 +244,13 @@ def read_inspect(
             continue
         if run is not None:
             runs[run] = path
-        kept = [{k: v for k, v in sample.items() if k not in SKIPPED} for sample in samples]
+        kept = [
+            {k: v for k, v in sample.items() if k not in SKIPPED}
+            | dict(
+                zip(("_output_length", "_output_tokens"), output_lengths(sample.get("output")), strict=True)
+            )
+            for sample in samples
+        ]
         logs_read.append((path, header, kept))
     source = f"{len(logs_read)} Inspect AI log(s)"
     return _frame(logs_read, prompt, scorers, category, model, source, said)
@@ -386,6 +422,7 @@ def _frame(logs_read, prompt, scorers, category, model, source, said=None) -> pd
             taken[(*cell, epoch)] = path.name
             tops.setdefault(cell, {})[path.name] = max(epoch, tops.get(cell, {}).get(path.name, 0))
             row = {**base, "item": item, "replicate": epoch}
+            row["output_length"], row["output_tokens"] = s["_output_length"], s["_output_tokens"]
             row["_order"] = (number, row["replicate"], order.get(s["id"], len(order)), str(s["id"]))
             if how == "meta":
                 row["prompt"] = None if meta.get(key) is None else str(meta.get(key))

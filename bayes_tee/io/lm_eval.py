@@ -95,6 +95,18 @@ def _template(results: dict, task: str) -> str:
     return f"{task}@{digest}"
 
 
+def _answer_length(doc: dict) -> int | None:
+    """A generated answer's length in characters (``filtered_resps``' text; ``None`` for a
+    log-likelihood task, whose responses are numbers).
+
+    >>> _answer_length({"filtered_resps": ["Paris"]}), _answer_length({"filtered_resps": [[-1.2, True]]})
+    (5, None)
+    """
+    resps = doc.get("filtered_resps")
+    first = resps[0] if isinstance(resps, list) and resps else resps
+    return len(first) if isinstance(first, str) else None
+
+
 def read_lm_eval(
     path: str | Path | Sequence[str | Path],
     prompt: Literal["task", "template"] = "task",
@@ -175,6 +187,7 @@ def read_lm_eval(
                 raise DesignError(f"{file}, line {n}: no doc_id and metrics; expected {EXPECTED}.")
             item = str(doc.get("doc_hash") or f"{task}:{doc['doc_id']}")[:16]
             filt = doc.get("filter") or "none"
+            length = _answer_length(doc)
             for metric in doc["metrics"]:
                 judge = metric if filt == "none" else f"{metric},{filt}"
                 try:
@@ -182,7 +195,10 @@ def read_lm_eval(
                 except Unscorable:
                     dropped[name, f"the metric {metric} has no per-document value"] += 1
                     continue
-                rows.append({**base, "item": item, "judge": judge, "score": value, "doc_id": doc["doc_id"]})
+                rows.append(
+                    {**base, "item": item, "judge": judge, "score": value, "doc_id": doc["doc_id"]}
+                    | {"output_length": length}
+                )
     frame = pd.DataFrame(rows)
     if not frame.empty:
         keep = pick(frame["judge"], scorers, "metric")

@@ -157,6 +157,11 @@ def pick(names: Iterable[str], wanted: Sequence[str] | str | None, kind: str) ->
     return wanted
 
 
+#: The answers' lengths a reader may add (characters and output tokens): judge-bias covariates
+#: (:func:`bayes_tee.bias_covariates`); a column no row knows is left out.
+LENGTH_COLUMNS = ("output_length", "output_tokens")
+
+
 def long_frame(
     rows: list[dict],
     lost: Counter,
@@ -194,6 +199,12 @@ def long_frame(
     first = [c for c in COLUMNS if c in df.columns]
     df = df[first + [c for c in df.columns if c not in first]]
     df["score"] = df["score"].astype(float)
+    for column in LENGTH_COLUMNS:  # answers' lengths, where the reader knows them (covariates)
+        if column in df.columns:
+            if df[column].isna().all():
+                df = df.drop(columns=column)
+            else:
+                df[column] = pd.to_numeric(df[column], errors="coerce")
     if "temperature" in df.columns:
         df["temperature"] = pd.to_numeric(df["temperature"], errors="coerce")
     roles: dict[str, str] = {"outcome": "score", "item": "item"}

@@ -103,6 +103,23 @@ def test_rows_losses_and_labels_match_inspects_own_reading(logs):
     }
 
 
+def test_answer_lengths_are_inspects_completions(logs):
+    from inspect_ai.log import read_eval_log
+
+    folder, paths = logs
+    df = _read(paths[1], engine="archive")
+    log = read_eval_log(str(paths[1]))
+    truth = {(str(s.id), s.epoch): len(s.output.completion) for s in log.samples if not s.error}
+    got = df.groupby(["item", "replicate"])["output_length"].first()
+    assert got.to_dict() == {(str(k[0]), k[1]): v for k, v in truth.items()}
+    assert df["output_length"].dtype.kind in "if"
+    # the covariate helper takes the column as it is: a length covariate for the judge-bias model
+    frame = bt.bias_covariates(df, length="output_length")
+    assert abs(frame["length"].mean()) < 1e-9
+    inspect = _read(paths[1], engine="inspect")
+    assert inspect["output_length"].tolist() == df["output_length"].tolist()
+
+
 def test_scores_are_the_logged_values(logs):
     folder, paths = logs
     df = _read(paths[1], engine="archive")  # an .eval archive

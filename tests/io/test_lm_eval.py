@@ -27,6 +27,7 @@ def test_rows_items_prompts_and_runs():
     lines = [json.loads(x) for f in files for x in f.read_text().splitlines()]
     assert len(files) == 4 and len(df) == sum(len(d["metrics"]) for d in lines) == 48
     assert set(df["prompt"]) == {"qa_plain", "qa_formal"} and set(df["judge"]) == {"acc", "acc_norm"}
+    assert "output_length" not in df  # a log-likelihood task generates no text
     # the same six documents under both wordings: the item is the document's hash
     assert df["item"].nunique() == 6
     assert df.groupby("item")["prompt"].nunique().eq(2).all()
@@ -77,6 +78,8 @@ def test_a_generation_task_with_filters_and_temperature():
     assert set(df["judge"]) == {"exact_match,first", "exact_match,majority"}
     assert len(df) == 2 * 6 and (df["temperature"] == 0.7).all() and set(df["prompt"]) == {"qa_gen"}
     assert df.attrs[bt.design.roles.ROLES_ATTR] == {"outcome": "score", "item": "item", "judge": "judge"}
+    # the generated answers' lengths (the dummy model answers "lol"), a judge-bias covariate
+    assert (df["output_length"] == 3).all()
 
 
 def test_a_copied_samples_file_is_read_once_and_said(tmp_path):
