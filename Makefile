@@ -25,6 +25,7 @@ $(STAMP): pyproject.toml $(LOCK) | python-check
 	$(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python --no-deps -e .
 	$(BIN)/python -m compileall -q bayes_tee  # the package's own bytecode (an editable install has none)
 	$(BIN)/python -m ipykernel install --user --name bayes_tee --display-name "bayes_tee" >/dev/null
+	$(BIN)/bayes-tee warmup >/dev/null  # the kernels compiled into numba's cache once (about 100 s)
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -62,7 +63,8 @@ lock: $(STAMP)
 	$(BIN)/uv pip compile pyproject.toml --extra test --extra docs --universal --python-version 3.12 \
 	    --upgrade --quiet -o $(LOCK)
 
-## Build the wheel and fit the demo with it in a clean venv (Python 3.13 if present)
+## Build the wheel and fit the demo with it in a clean venv (Python 3.13 if present); CI runs it
+## after `make test` (a packaging check: two minutes of installing, not part of the suite's budget)
 wheel-check: $(STAMP)
 	$(BIN)/python scripts/check_wheel.py
 

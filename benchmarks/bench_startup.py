@@ -8,11 +8,19 @@ Figures: ``bayes-tee --help``, ``bayes-tee fit --help``, ``python -c "import bay
 ``python -c "import pandas"`` (the floor of any command that reads a table), and the demo fit
 (``bayes-tee demo``, import included) in a second fresh process, once numba's kernel cache is
 warm. It prints the ratio of each figure to its target.
+
+    python benchmarks/bench_startup.py --cold
+
+``--cold``: per kernel family (balanced, blocks, binomial, ordinal), the first fit of a tiny design
+(``bayes_tee.cli.warmup.LAYOUTS``) in a fresh process with numba's and PyTensor's caches at new
+empty folders, the same fit again in a fresh process (cache warm), and the time of
+``bayes-tee warmup`` itself, which ``make venv`` runs so that the first fit reads the cache.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -33,10 +41,47 @@ def wall(cmd: list[str], repeats: int) -> float:
     return statistics.median(times)
 
 
+FIT = "import sys; from bayes_tee.cli.warmup import _warm; print(_warm(sys.argv[1])[1])"
+
+
+def _empty_caches(folder: str) -> dict[str, str]:
+    return {**os.environ, "NUMBA_CACHE_DIR": f"{folder}/numba", "PYTENSOR_FLAGS": f"compiledir={folder}/pt"}
+
+
+def cold() -> None:
+    print(f"{'layout':<12}{'cold s':>8}{'warm s':>8}{'ratio':>8}")
+    for name in ("balanced", "blocks", "binomial", "ordinal"):
+        with tempfile.TemporaryDirectory() as cache:
+            env = {
+                **os.environ,
+                "NUMBA_CACHE_DIR": f"{cache}/numba",
+                "PYTENSOR_FLAGS": f"compiledir={cache}/pt",
+            }
+            run = [sys.executable, "-c", FIT, name]
+            t0 = time.perf_counter()
+            subprocess.run(run, check=True, env=env, capture_output=True)
+            t1 = time.perf_counter()
+            subprocess.run(run, check=True, env=env, capture_output=True)
+            t2 = time.perf_counter()
+        print(f"{name:<12}{t1 - t0:>8.1f}{t2 - t1:>8.1f}{(t1 - t0) / (t2 - t1):>8.1f}")
+    with tempfile.TemporaryDirectory() as cache:
+        env = _empty_caches(cache)
+        t0 = time.perf_counter()
+        subprocess.run([CLI, "warmup"], check=True, env=env, capture_output=True)
+        t1 = time.perf_counter()
+        subprocess.run([sys.executable, "-c", FIT, "ordinal"], check=True, env=env, capture_output=True)
+        t2 = time.perf_counter()
+    print(f"bayes-tee warmup from empty caches: {t1 - t0:.1f} s; then a first ordinal fit: {t2 - t1:.1f} s")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--cold", action="store_true", help="cold against warm first fits per kernel family")
     args = ap.parse_args()
+    if args.cold:
+        cold()
+        return
     out = tempfile.mkdtemp()
     demo = [CLI, "demo", "--out", out, "--quiet"]
     subprocess.run(

@@ -34,7 +34,6 @@ LONGEST_FIRST = (  # longest first by measured total (seconds on 2 cores, stop 3
     "test_strata_density.py",  # 105
     "test_fit_cells.py",  # 91
     "test_predictive.py",  # 83
-    "test_wheel.py",  # 63
     "test_glmm.py",  # 58
     "test_cli.py",  # 48
     "test_glmm_quadrature.py",  # 44

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -123,6 +124,14 @@ def _run(args) -> object:
         if msg and not getattr(args, "json", False) and args.command != "summary":
             print(f"WARNING: {msg}", file=sys.stderr)
         return post
+    if args.command == "warmup":
+        from .warmup import warm_up
+
+        t = time.perf_counter()
+        table = warm_up(jobs=args.jobs)
+        print(table.to_string(index=False, float_format=lambda v: f"{v:.1f}"))
+        print(f"kernels compiled and cached in {time.perf_counter() - t:.0f} s")
+        return None
     if args.command == "demo":
         from ..datasets import load as load_data
 

@@ -172,6 +172,11 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--save", default=None, help="also save the posterior (netCDF)")
     _sampler_args(demo)
 
+    warm = sub.add_parser(
+        "warmup", help="compile the likelihood kernels into the on-disk cache once (after installing)"
+    )
+    warm.add_argument("--jobs", type=int, default=2, help="processes compiling in parallel")
+
     fit = sub.add_parser("fit", help="fit a CSV/parquet/JSON-lines file")
     _data_args(fit)
     fit.add_argument("--out", help="where to save the posterior (.nc); required unless --dry-run")

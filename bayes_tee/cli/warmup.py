@@ -1,0 +1,130 @@
+"""Compile the likelihood kernels once per machine, at install: ``bayes-tee warmup``.
+
+The strata, blocks, GLMM and ordinal likelihoods are numba kernels, called by nutpie as C
+callbacks and cached on disk (``__pycache__`` beside the package, or ``NUMBA_CACHE_DIR``). The
+first fit of each on a machine with an empty cache compiles it: on the 2-core reference machine
+about 51 s for the first balanced Gaussian fit, 24 s for calls lost (``blocks``), 24 s for a
+binomial and 30 s for an ordinal fit, against 0.4-6 s once the cache is warm
+(``benchmarks/bench_startup.py --cold``). :func:`warm_up` fits one tiny design through every
+kernel layout (few draws, results thrown away) so that the first real fit reads the cache;
+``make venv`` runs it after installing, and a ``pip install`` user runs ``bayes-tee warmup``
+once (or pays the compile in their first fit of each family). Fits through the PyMC model
+(``marginal``, ``cells``, ``rows``, fits with covariates) compile per model and are not warmed.
+
+>>> seconds = warm_up(["binomial"], jobs=1)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+import pandas as pd
+
+from .._core.exceptions import ArgumentError, DesignWarning, DiagnosticWarning
+from ..studies.dgp import systems_dgp, tee_dgp
+from ..studies.verdicts_dgp import pairwise_battles
+from ..tee.fit import fit_posterior
+
+ROLES = dict(outcome="score", item="item", prompt="prompt", judge="judge", temperature="temperature",
+             replicate="replicate")  # fmt: skip
+SYSTEM_ROLES = dict(outcome="score", item="item", prompt="prompt", judge="judge", system="model")
+#: Few draws: the kernels compile on their first call, whatever the run's length.
+SHORT = dict(draws=10, tune=10, chains=1, random_seed=1, progressbar=False)
+
+
+def _pilot(loss: float = 0.0, **kw) -> pd.DataFrame:
+    df = tee_dgp(n_items=8, n_prompts=2, n_judges=3, n_temperatures=2, n_replicates=2, random_seed=4, **kw)
+    return df[np.random.default_rng(5).random(len(df)) >= loss]
+
+
+def _systems(loss: float = 0.0, outcome: str = "gaussian") -> pd.DataFrame:
+    df = systems_dgp(n_systems=3, n_items=8, n_replicates=2, outcome=outcome, random_seed=4)
+    return df[np.random.default_rng(5).random(len(df)) >= loss]
+
+
+#: One tiny fit per kernel layout (each compiles its own kernel specialisations); the four
+#: kernels first, so that two processes compile two different kernels at a time.
+LAYOUTS: dict[str, Callable[[], dict]] = {
+    "balanced": lambda: dict(data=_pilot(), **ROLES),
+    "blocks": lambda: dict(data=_pilot(0.05), **ROLES),
+    "binomial": lambda: dict(data=_pilot(outcome="bernoulli"), **ROLES, family="binomial"),
+    "ordinal": lambda: dict(data=_pilot(outcome="ordinal"), **ROLES, family="ordinal"),
+    "categories": lambda: dict(data=_pilot(n_categories=3), **ROLES, category="category"),
+    "blocks, unequal categories": lambda: dict(
+        data=_pilot(0.05, n_categories=3), **ROLES, category="category"
+    ),
+    "binomial systems": lambda: dict(data=_systems(outcome="logit"), **SYSTEM_ROLES, family="binomial"),
+    "ordinal, judge cutpoints": lambda: dict(
+        data=_pilot(0.05, outcome="ordinal"), **ROLES, family="ordinal", thresholds="judge"
+    ),
+    "ordinal probit, judge spreads": lambda: dict(
+        data=_pilot(0.05, outcome="ordinal"), **ROLES, family="ordinal_probit", spread="judge"
+    ),
+    "ordinal systems": lambda: dict(data=_systems(0.05, outcome="ordinal"), **SYSTEM_ROLES, family="ordinal"),
+    "augmented": lambda: dict(data=_pilot(0.05), **ROLES, method="augmented"),
+    "random judges": lambda: dict(data=_pilot(0.05), **ROLES, judge_effect="random"),
+    "systems": lambda: dict(data=_systems(), **SYSTEM_ROLES),
+    "systems, calls lost": lambda: dict(data=_systems(0.05), **SYSTEM_ROLES),
+    "pairwise": lambda: dict(
+        data=pairwise_battles(n_items=20, n_prompts=2, n_judges=2, random_seed=3),
+        outcome="slot_winner",
+        item="item",
+        prompt="prompt",
+        judge="judge",
+        position="order",
+        swapped="BA",
+    ),  # fmt: skip
+}
+
+
+def _warm(name: str) -> tuple[str, float, str]:
+    """Fit layout ``name`` once; its seconds and the likelihood it compiled."""
+    kw = LAYOUTS[name]()
+    t = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DiagnosticWarning)  # ten draws, by design
+        warnings.simplefilter("ignore", DesignWarning)
+        warnings.simplefilter("ignore", UserWarning)
+        post = fit_posterior(kw.pop("data"), **kw, **SHORT)
+    return name, time.perf_counter() - t, post.method
+
+
+def warm_up(layouts: Sequence[str] | None = None, jobs: int = 2) -> pd.DataFrame:
+    """Compile every kernel layout's likelihood into the on-disk cache (module docstring).
+
+    Parameters
+    ----------
+    layouts : sequence of str, optional
+        Names in :data:`LAYOUTS` (default: all).
+    jobs : int
+        Processes that compile in parallel (numba compiles on one core each).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``layout, method, seconds`` per fit (a layout whose kernel was cached already takes
+        about a second).
+
+    Examples
+    --------
+    >>> import bayes_tee as bt
+    >>> bt.cli.warmup.warm_up(["binomial"], jobs=1)["method"].tolist()  # doctest: +SKIP
+    ['binomial']
+    """
+    names = list(LAYOUTS) if layouts is None else list(layouts)
+    unknown = [n for n in names if n not in LAYOUTS]
+    if unknown:
+        raise ArgumentError(f"Unknown warm-up layout(s) {unknown}; choose from {list(LAYOUTS)}.")
+    if jobs < 1:
+        raise ArgumentError(f"jobs must be at least 1, got {jobs}.")
+    if jobs == 1:
+        rows = [_warm(n) for n in names]
+    else:
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+            rows = list(pool.map(_warm, names))
+    return pd.DataFrame(rows, columns=["layout", "seconds", "method"])[["layout", "method", "seconds"]]
