@@ -194,6 +194,34 @@ SIGMA = {"item": 0.5, "prompt": 0.3, "item:prompt": 0.2, "item:judge": 0.2, "pro
          "item:prompt:judge:system": 0.3, "residual": 0.35}  # fmt: skip
 
 
+def term_draws(design, effects, sd, rng, shape, *, jitter=0.05, noise=1e-3) -> dict[str, xr.DataArray]:
+    """Hand-built iid draws of a design's terms and ``mu``: each fixed term its levels (the
+    system's ``effects``, others 0) off by ``noise``, each random term's SD ``sd(label)`` off by a
+    log-normal ``jitter``.
+    """
+    data = {}
+    for t in design.terms:
+        if t.kind == "fixed":
+            levels = list(design.levels[t.facets[0]])
+            base = effects if t.facets[0] == "system" else np.zeros(len(levels))
+            values = base + noise * rng.standard_normal((*shape, len(levels)))
+            data[t.var_name] = xr.DataArray(
+                values, dims=("chain", "draw", t.facets[0]), coords={t.facets[0]: levels}
+            )
+        else:
+            data[t.var_name] = xr.DataArray(
+                sd(t.label) * np.exp(jitter * rng.standard_normal(shape)), dims=("chain", "draw")
+            )
+    data["mu"] = xr.DataArray(1.0 + noise * rng.standard_normal(shape), dims=("chain", "draw"))
+    return data
+
+
+@pytest.fixture(scope="session")
+def hand_built_terms():
+    """:func:`term_draws`: a design's term draws without sampling."""
+    return term_draws
+
+
 def comparison_from_draws(effects, seed=0, *, sigma=None, jitter=0.05, n_items=30, shape=(4, 250)):
     """A comparison of ``len(effects)`` systems whose posterior is hand-built iid draws (no
     sampling; 4 x 250 draws: every ESS near 1,000): the system effects ``effects``, the component
@@ -205,20 +233,7 @@ def comparison_from_draws(effects, seed=0, *, sigma=None, jitter=0.05, n_items=3
     )
     design = build_design(df, outcome="score", item="item", prompt="prompt", judge="judge", system="model")
     rng = np.random.default_rng(seed)
-    data = {}
-    for t in design.terms:
-        if t.kind == "fixed":
-            levels = list(design.levels[t.facets[0]])
-            base = effects if t.facets[0] == "system" else np.zeros(len(levels))
-            values = base + 1e-3 * rng.standard_normal((*shape, len(levels)))
-            data[t.var_name] = xr.DataArray(
-                values, dims=("chain", "draw", t.facets[0]), coords={t.facets[0]: levels}
-            )
-        else:
-            data[t.var_name] = xr.DataArray(
-                sigma[t.label] * np.exp(jitter * rng.standard_normal(shape)), dims=("chain", "draw")
-            )
-    data["mu"] = xr.DataArray(1.0 + 1e-3 * rng.standard_normal(shape), dims=("chain", "draw"))
+    data = term_draws(design, effects, sigma.__getitem__, rng, shape, jitter=jitter)
     return posterior_for(draws_tree(xr.Dataset(data)), design, get_prior(), "balanced")
 
 

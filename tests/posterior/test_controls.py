@@ -33,25 +33,13 @@ def design(per_system_length=(400.0, 500.0, 700.0), seed=0):
     return validate_formula(df, formula, system="model"), df
 
 
-def fit_from_draws(d, beta=0.2, beta_sd=0.0, dev=(0.05, -0.05), shape=(2, 500), seed=1):
-    """Draws with the system effects :data:`EFFECTS`, a common slope ``beta`` per SD (its own
-    posterior SD ``beta_sd``) and judge deviations ``dev``.
+def fit_from_draws(terms, d, beta=0.2, beta_sd=0.0, dev=(0.05, -0.05), shape=(2, 500), seed=1):
+    """Draws (``terms``: the ``hand_built_terms`` fixture) with the system effects
+    :data:`EFFECTS`, a common slope ``beta`` per SD (its own posterior SD ``beta_sd``) and judge
+    deviations ``dev``.
     """
     rng = np.random.default_rng(seed)
-    data = {}
-    for t in d.terms:
-        if t.kind == "fixed":
-            levels = list(d.levels[t.facets[0]])
-            base = EFFECTS if t.facets[0] == "system" else np.zeros(len(levels))
-            data[t.var_name] = xr.DataArray(
-                base + 1e-4 * rng.standard_normal((*shape, len(levels))), dims=("chain", "draw", t.facets[0]),
-                coords={t.facets[0]: levels},
-            )  # fmt: skip
-        else:
-            data[t.var_name] = xr.DataArray(
-                0.3 * np.exp(0.01 * rng.standard_normal(shape)), dims=("chain", "draw")
-            )
-    data["mu"] = xr.DataArray(1.0 + 1e-4 * rng.standard_normal(shape), dims=("chain", "draw"))
+    data = terms(d, EFFECTS, lambda label: 0.3, rng, shape, jitter=0.01, noise=1e-4)
     jitter = 1e-6 * rng.standard_normal(shape)  # draws that vary: the diagnostics are defined
     data["beta_length"] = xr.DataArray(
         beta + beta_sd * rng.standard_normal(shape) + jitter, dims=("chain", "draw")
@@ -64,9 +52,9 @@ def fit_from_draws(d, beta=0.2, beta_sd=0.0, dev=(0.05, -0.05), shape=(2, 500), 
 
 
 @pytest.fixture(scope="module")
-def sharp():
+def sharp(hand_built_terms):
     d, df = design()
-    return fit_from_draws(d), df
+    return fit_from_draws(hand_built_terms, d), df
 
 
 def test_slopes_are_reported_per_unit_and_per_level(sharp):
@@ -106,9 +94,10 @@ def test_uncontrolled_and_controlled_scores_are_their_closed_forms(sharp):
     assert raw.loc["m2", "estimate"] - raw.loc["m0", "estimate"] > 0.6 + 0.1
 
 
-def test_the_control_carries_the_slopes_uncertainty():
+def test_the_control_carries_the_slopes_uncertainty(hand_built_terms):
     d, _ = design()
-    sure, unsure = fit_from_draws(d, beta_sd=0.0), fit_from_draws(d, beta_sd=0.1)
+    sure = fit_from_draws(hand_built_terms, d, beta_sd=0.0)
+    unsure = fit_from_draws(hand_built_terms, d, beta_sd=0.1)
     for post in (sure, unsure):
         assert leaderboard.leaderboard(post).attrs["control"].startswith("uncontrolled")
     zero = {"length": 0.0}

@@ -101,7 +101,7 @@ def test_gaussian_random_slope_over_judges():
 @pytest.mark.parametrize("family", ["binomial", "ordinal"])
 def test_glmm_common_slope(family):
     df, _ = simulate(family, seed=13, n_items=60, judges=2)
-    post = fit(df, "score ~ model + judge + length + (1|item)", family=family)
+    post = fit(df, "score ~ model + judge + length + (1|item)", family=family, draws=600, tune=600)
     assert post.diagnostics()["ok"]
     row = post.coefficients(level=0.99).iloc[0]
     # the two judges' slopes 0.3 and 0.5 average 0.4 on the latent scale
