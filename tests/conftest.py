@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import warnings
 from pathlib import Path
 
 import nbformat
@@ -99,17 +98,6 @@ def demo_df():
 def demo_post(demo_df):
     """The demo pilot with default sampler settings (the 'clean geometry' claim)."""
     return bt.fit_posterior(demo_df, **DEMO_ROLES, random_seed=1, progressbar=False)
-
-
-@pytest.fixture(scope="session")
-def demo_post_cells(demo_df):
-    """The same data through the general cell-level model."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", bt.DiagnosticWarning)  # asserted in the test
-        # 4 x 500 draws: each component's median has an MC error under 0.1 posterior SD
-        return bt.fit_posterior(
-            demo_df, **DEMO_ROLES, method="cells", random_seed=2, progressbar=False, draws=500, tune=500
-        )
 
 
 @pytest.fixture(scope="session")
