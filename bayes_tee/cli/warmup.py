@@ -27,7 +27,7 @@ import pandas as pd
 
 from .._core.exceptions import ArgumentError, DesignWarning, DiagnosticWarning
 from ..studies.dgp import systems_dgp, tee_dgp
-from ..studies.verdicts_dgp import pairwise_battles
+from ..studies.verdicts_dgp import PAIRWISE_ROLES, pairwise_battles
 from ..tee.fit import fit_posterior
 
 ROLES = dict(outcome="score", item="item", prompt="prompt", judge="judge", temperature="temperature",
@@ -71,14 +71,8 @@ LAYOUTS: dict[str, Callable[[], dict]] = {
     "systems": lambda: dict(data=_systems(), **SYSTEM_ROLES),
     "systems, calls lost": lambda: dict(data=_systems(0.05), **SYSTEM_ROLES),
     "pairwise": lambda: dict(
-        data=pairwise_battles(n_items=20, n_prompts=2, n_judges=2, random_seed=3),
-        outcome="slot_winner",
-        item="item",
-        prompt="prompt",
-        judge="judge",
-        position="order",
-        swapped="BA",
-    ),  # fmt: skip
+        data=pairwise_battles(n_items=20, n_prompts=2, n_judges=2, random_seed=3), **PAIRWISE_ROLES
+    ),
 }
 
 

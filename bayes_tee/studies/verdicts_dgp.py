@@ -72,6 +72,12 @@ def judge_calibration(
     return test, calib
 
 
+#: The roles of :func:`pairwise_battles`' columns: ``fit_posterior(df, **PAIRWISE_ROLES)``.
+PAIRWISE_ROLES = dict(
+    outcome="slot_winner", item="item", prompt="prompt", judge="judge", position="order", swapped="BA"
+)
+
+
 def pairwise_battles(
     n_items: int = 200,
     n_prompts: int = 5,

@@ -14,6 +14,7 @@ from scipy import stats
 
 import bayes_tee as bt
 from bayes_tee.pairwise.verdicts import ELO_SCALE, expected_max_normal, from_elo, to_elo
+from bayes_tee.studies.verdicts_dgp import PAIRWISE_ROLES
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "external"
 
@@ -87,17 +88,7 @@ def arena_post():
     verdicts recoded in fit_posterior.
     """
     df = bt.simulate.pairwise_battles(n_items=150, n_prompts=5, n_judges=3, order_bias=0.4, random_seed=3)
-    post = bt.fit_posterior(
-        df,
-        outcome="slot_winner",
-        item="item",
-        prompt="prompt",
-        judge="judge",
-        position="order",
-        swapped="BA",
-        random_seed=1,
-        progressbar=False,
-    )
+    post = bt.fit_posterior(df, **PAIRWISE_ROLES, random_seed=1, progressbar=False)
     return df, post
 
 

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import bayes_tee as bt
+from bayes_tee.studies.verdicts_dgp import PAIRWISE_ROLES
 
 pytestmark = pytest.mark.slow  # one compile per layout
 
@@ -108,13 +109,7 @@ LAYOUTS = {
         family="ordinal",
     ),
     "pairwise": lambda: _fit(
-        bt.simulate.pairwise_battles(n_items=40, n_prompts=2, n_judges=2, random_seed=3),
-        outcome="slot_winner",
-        item="item",
-        prompt="prompt",
-        judge="judge",
-        position="order",
-        swapped="BA",
+        bt.simulate.pairwise_battles(n_items=40, n_prompts=2, n_judges=2, random_seed=3), **PAIRWISE_ROLES
     ),
 }
 
