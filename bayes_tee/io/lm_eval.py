@@ -196,9 +196,9 @@ def read_lm_eval(
                     dropped[name, f"the metric {metric} has no per-document value"] += 1
                     continue
                 rows.append(
-                    {**base, "item": item, "judge": judge, "score": value, "doc_id": doc["doc_id"]}
-                    | {"output_length": length}
-                )
+                    {**base, "item": item, "judge": judge, "score": value, "doc_id": doc["doc_id"],
+                     "output_length": length}
+                )  # fmt: skip
     frame = pd.DataFrame(rows)
     if not frame.empty:
         keep = pick(frame["judge"], scorers, "metric")
