@@ -15,6 +15,14 @@ warm. It prints the ratio of each figure to its target.
 (``bayes_tee.cli.warmup.LAYOUTS``) in a fresh process with numba's and PyTensor's caches at new
 empty folders, the same fit again in a fresh process (cache warm), and the time of
 ``bayes-tee warmup`` itself, which ``make venv`` runs so that the first fit reads the cache.
+
+    python benchmarks/bench_startup.py --native
+
+``--native``: the compile of the PyMC models a kernel does not cover (``marginal``, ``cells``),
+each in a fresh process: ours with empty numba and PyTensor caches (a graph new to the
+machine), ours again (the same graph: the C callbacks load from disk,
+``bayes_tee._core.native``), and nutpie's own ``compile_pymc_model`` with the same warm caches
+(what every new process paid before).
 """
 
 from __future__ import annotations
@@ -45,18 +53,17 @@ FIT = "import sys; from bayes_tee.cli.warmup import _warm; print(_warm(sys.argv[
 
 
 def _empty_caches(folder: str) -> dict[str, str]:
-    return {**os.environ, "NUMBA_CACHE_DIR": f"{folder}/numba", "PYTENSOR_FLAGS": f"compiledir={folder}/pt"}
+    """The environment of a process whose numba and PyTensor caches (PyTensor's numba cache
+    included: it lives under ``base_compiledir``) are at new folders under ``folder``.
+    """
+    return {**os.environ, "NUMBA_CACHE_DIR": f"{folder}/nb", "PYTENSOR_FLAGS": f"base_compiledir={folder}/pt"}
 
 
 def cold() -> None:
     print(f"{'layout':<12}{'cold s':>8}{'warm s':>8}{'ratio':>8}")
     for name in ("balanced", "blocks", "binomial", "ordinal"):
         with tempfile.TemporaryDirectory() as cache:
-            env = {
-                **os.environ,
-                "NUMBA_CACHE_DIR": f"{cache}/numba",
-                "PYTENSOR_FLAGS": f"compiledir={cache}/pt",
-            }
+            env = _empty_caches(cache)
             run = [sys.executable, "-c", FIT, name]
             t0 = time.perf_counter()
             subprocess.run(run, check=True, env=env, capture_output=True)
@@ -74,11 +81,46 @@ def cold() -> None:
     print(f"bayes-tee warmup from empty caches: {t1 - t0:.1f} s; then a first ordinal fit: {t2 - t1:.1f} s")
 
 
+NATIVE = """
+import sys, time
+import nutpie
+from bayes_tee._core.native import compile_cached
+from bayes_tee._core.priors import get_prior
+from bayes_tee.cli.warmup import _pilot, ROLES
+from bayes_tee import validate_design
+from bayes_tee.likelihoods import build_model
+design = validate_design(_pilot(0.05), **ROLES)
+model = build_model(design, get_prior(), method=sys.argv[1])
+t = time.perf_counter()
+compile_cached(model) if sys.argv[2] == "ours" else nutpie.compile_pymc_model(model)
+print(time.perf_counter() - t)
+"""
+
+
+def native() -> None:
+    print(f"{'model':<10}{'new graph s':>12}{'cached s':>10}{'nutpie s':>10}{'nutpie/cached':>15}")
+    for method in ("marginal", "cells"):
+        with tempfile.TemporaryDirectory() as cache:
+            env = _empty_caches(cache)
+
+            def compile_s(which: str) -> float:
+                run = [sys.executable, "-c", NATIVE, method, which]
+                out = subprocess.run(run, check=True, env=env, capture_output=True, text=True)
+                return float(out.stdout.strip().splitlines()[-1])
+
+            new, cached, theirs = compile_s("ours"), compile_s("ours"), compile_s("nutpie")
+        print(f"{method:<10}{new:>12.1f}{cached:>10.1f}{theirs:>10.1f}{theirs / cached:>15.1f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--cold", action="store_true", help="cold against warm first fits per kernel family")
+    ap.add_argument("--native", action="store_true", help="cached against nutpie's compile of PyMC models")
     args = ap.parse_args()
+    if args.native:
+        native()
+        return
     if args.cold:
         cold()
         return
