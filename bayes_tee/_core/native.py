@@ -28,8 +28,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import threading
-from functools import wraps
 from typing import TYPE_CHECKING
 
 import numba
@@ -40,6 +38,7 @@ from nutpie.compile_pymc import (
     CompiledPyMCModel,
     _make_functions,
     _prepare_dims_and_coords,
+    _wrap_with_lock,
     address_as_void_pointer,
 )
 from pymc.initial_point import make_initial_point_fn
@@ -155,18 +154,6 @@ def _callback(source: str, name: str, signature: str, function, env: dict, key: 
     return compiled
 
 
-def _with_lock(function):
-    """``function`` called under a lock (nutpie's chains ask for initial points at once)."""
-    lock = threading.Lock()
-
-    @wraps(function)
-    def locked(*args, **kwargs):
-        with lock:
-            return function(*args, **kwargs)
-
-    return locked
-
-
 def compile_cached(model: pm.Model) -> CompiledPyMCModel | None:
     """``model`` as nutpie's compiled model with cached C callbacks, or ``None`` when PyTensor
     cannot cache its functions (compile it with ``nutpie.compile_pymc_model`` then).
@@ -180,8 +167,9 @@ def compile_cached(model: pm.Model) -> CompiledPyMCModel | None:
         model=model, default_strategy="support_point", jitter_rvs=set(model.free_RVs), return_transformed=True
     )
     n_dim, n_expanded, logp_pt, expand_pt, initial_fn, shape_info, renamed = _make_functions(
-        model, mode="NUMBA", compute_grad=True, join_expanded=True, pymc_initial_point_fn=_with_lock(initial)
-    )
+        model, mode="NUMBA", compute_grad=True, join_expanded=True,
+        pymc_initial_point_fn=_wrap_with_lock(initial),  # nutpie's chains ask for points at once
+    )  # fmt: skip
     logp_fn, expand_fn = logp_pt.vm.jit_fn, expand_pt.vm.jit_fn
     keys = (CACHED_SRC_FUNCTIONS.get(logp_fn.py_func), CACHED_SRC_FUNCTIONS.get(expand_fn.py_func))
     if None in keys:
