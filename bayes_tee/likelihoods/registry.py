@@ -39,6 +39,11 @@ MAX_MARGINAL_FLOPS = 5e7
 #: marginal or cell model is the better form.
 MAX_BLOCK_FLOPS_PER_ITEM = 2e5
 
+#: Above this many floating-point operations per evaluation (the item patterns' sums contracted
+#: with the fixed coefficients' matrices) the ``collapsed`` form costs more than sampling the
+#: coefficients in the marginal form.
+MAX_COLLAPSED_FLOPS = 2e7
+
 
 @dataclass(frozen=True)
 class Likelihood:
@@ -77,7 +82,10 @@ class Likelihood:
         when they differ from the family's default (``None``: the family's).
     covariates : bool
         Its PyMC model takes numeric covariates (:mod:`bayes_tee.design.covariates`); a fit with
-        covariates samples that model (its NumPy density has none).
+        covariates samples that model unless ``density_covariates``.
+    density_covariates : bool
+        Its NumPy density takes the covariates too (``collapsed``), so a fit with covariates
+        samples the density.
     """
 
     name: str
@@ -91,6 +99,7 @@ class Likelihood:
     target_accept: Callable[[Design], float | None] | None = None
     draws: Callable[[Design], int | None] | None = None
     covariates: bool = False
+    density_covariates: bool = False
 
 
 #: The version of the GLMMs' sampled coordinates, recorded in every fit's ``info`` (as
@@ -141,6 +150,9 @@ _glmm_data = Lazy("logit_glmm.layout:binomial_data")
 _glmm_key = Lazy("logit_glmm.layout:glmm_key")
 _logistic = Lazy("logit_glmm.layout:add_logistic_residual")
 _slope_accept = Lazy("covariates:slope_accept")
+#: Floating-point operations per evaluation of the ``collapsed`` likelihood (infinite where it
+#: does not fit).
+collapsed_cost = Lazy("collapsed.layout:collapsed_cost")
 
 
 #: Every likelihood by ``method=`` name.
@@ -179,6 +191,15 @@ LIKELIHOODS: dict[str, Likelihood] = {
             loglik="marginal",
             target_accept=_slope_accept,
             covariates=True,
+        ),
+        Likelihood(
+            "collapsed",
+            "gaussian",
+            _marginal,  # the same posterior as a PyMC graph (sampler="pymc")
+            loglik="marginal",
+            density=Lazy("collapsed.density:collapsed_density"),
+            covariates=True,
+            density_covariates=True,
         ),
         Likelihood(
             "cells",
@@ -290,6 +311,10 @@ def choose_method(design: Design) -> str:
     if default is not None:
         return default
     if design.covariates is not None:  # the slopes break the strata and the item blocks' kernel
+        # with only the items' and the cells' random effects, every linear effect integrates out
+        # and only the SDs are sampled: nothing compiled, no ridge between the coefficients
+        if collapsed_cost(design) <= MAX_COLLAPSED_FLOPS:
+            return "collapsed"
         return "marginal" if marginal_cost(design) <= MAX_MARGINAL_FLOPS else "cells"
     if design.complete:
         return "balanced"
@@ -316,6 +341,12 @@ def method_note(design: Design, method: str) -> str:
         return f"{method}: chosen by the caller (method='auto' would take {auto})."
     if design.covariates is not None:
         names = ", ".join(design.covariates.names)
+        if method == "collapsed":
+            return (
+                f"{method}: the random effects are the items' and the cells', so every linear effect "
+                f"(intercept, fixed effects, the slopes of {names}) is integrated out exactly and only the "
+                "SDs are sampled; the coefficients are drawn from their exact conditional posterior."
+            )
         if method in ("marginal", "cells"):
             how = (
                 "every random effect integrated out exactly"
@@ -396,6 +427,7 @@ def build_model(
 __all__ = [
     "LIKELIHOODS",
     "MAX_BLOCK_FLOPS_PER_ITEM",
+    "MAX_COLLAPSED_FLOPS",
     "MAX_MARGINAL_FLOPS",
     "METHODS",
     "Likelihood",

@@ -237,8 +237,13 @@ def sample_posterior(
     std, loc, scale = standardize(design, spec)
     # nutpie samples a likelihood written in NumPy without compiling; the PyMC model is built
     # only when a sampler needs it (sampling.sample)
-    # a design with covariates samples the PyMC model (the kernels have no slopes)
-    numpy_density = lk.density is not None and settings.sampler == "nutpie" and design.covariates is None
+    # a design with covariates samples the PyMC model (the kernels have no slopes), unless the
+    # likelihood's density takes them
+    numpy_density = (
+        lk.density is not None
+        and settings.sampler == "nutpie"
+        and (design.covariates is None or lk.density_covariates)
+    )
     density = lk.density(std, spec) if numpy_density else None
     built: list = []
 

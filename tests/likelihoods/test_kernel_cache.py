@@ -10,13 +10,14 @@ from numba.core.caching import IndexDataCacheFile
 
 from bayes_tee.likelihoods import kernels
 from bayes_tee.likelihoods.blocks import kernel as blocks
+from bayes_tee.likelihoods.collapsed import kernel as collapsed
 from bayes_tee.likelihoods.kernels import prior
 from bayes_tee.likelihoods.logit_glmm import kernel as binomial
 from bayes_tee.likelihoods.logit_glmm import quadrature_kernel
 from bayes_tee.likelihoods.ordinal import kernel as ordinal
 from bayes_tee.likelihoods.strata import kernel as strata
 
-MODULES = (strata, blocks, binomial, quadrature_kernel, ordinal, prior)
+MODULES = (strata, blocks, collapsed, binomial, quadrature_kernel, ordinal, prior)
 
 
 def _dispatchers():

@@ -33,6 +33,11 @@ def test_every_density_takes_an_sd_of_zero_without_raising():
                 ),
                 **roles,
             )
+        if name == "collapsed":  # its layouts: the items' and the cells' random effects, a slope
+            d = bt.build_design(
+                df.assign(length=df["item"].astype("category").cat.codes % 5),
+                formula="score ~ judge + length + (1|item) + (1|item:judge:prompt)", warn=False,
+            )  # fmt: skip
         dens = lk.density(d, spec)
         x = dens.initial_point(np.random.default_rng(0))
         for sd in [n for n, kind, _ in dens.layout.parameters if kind == "log"]:
@@ -41,4 +46,4 @@ def test_every_density_takes_an_sd_of_zero_without_raising():
             value, grad = density_logp(dens, y)
             assert value == -np.inf or (np.isfinite(value) and np.isfinite(grad).all()), (name, sd, value)
         checked.append(name)
-    assert {"balanced", "augmented", "blocks", "binomial", "binomial_quadrature"} <= set(checked)
+    assert {"balanced", "augmented", "blocks", "collapsed", "binomial", "binomial_quadrature"} <= set(checked)

@@ -1,5 +1,5 @@
 """The kernels as C callbacks that nutpie calls without Python: the GLMMs' and the Gaussian
-``blocks`` and ``strata`` (balanced, augmented) likelihoods'.
+``blocks``, ``strata`` (balanced, augmented) and ``collapsed`` likelihoods'.
 
 Through a Python callback every gradient pays the call into Python and the kernel's argument
 dispatch (about 25 microseconds for the ordinal kernel's 37 arguments), and the chains' threads
@@ -32,6 +32,7 @@ from numba.core.ccallback import CFunc
 from numba.extending import intrinsic
 
 from ..blocks.kernel import blocks_logp_grad
+from ..collapsed.kernel import collapsed_logp_grad
 from ..logit_glmm.kernel import binomial_logp_grad
 from ..ordinal.kernel import ordinal_logp_grad
 from ..strata.kernel import strata_logp_grad
@@ -90,6 +91,12 @@ STRATA_KINDS = (
     "f1", "f1", "f0", "f1", "f1", "f1", "f1", "f1", "f0", "f1", "f1", "b0", "i0", "f1", "i1",
     "f1", "f1", "f0", "f0", "i0", "i1", "f1", "i1", "f2", "f2", "f2", "f2", "f0", "f2", "i0",
     "f2", "i1", "i0", "i1", "f1", "f1", "f0", "f0",
+)  # fmt: skip
+
+#: The same for :func:`~bayes_tee.likelihoods.collapsed.kernel.collapsed_logp_grad`.
+COLLAPSED_KINDS = (
+    "i1", "f1", "f1", "f1", "i0", "i0", "i0", "f1", "f1", "f2", "f2", "f1", "f1", "f2", "f2",
+    "f2", "f2", "f1", "f1", "f1", "f0", "f0", "f0",
 )  # fmt: skip
 
 
@@ -262,6 +269,20 @@ def _strata_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
     return _finish(value, grad, dim, out_, logp_)
 
 
+def _collapsed_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
+    t = numba.carray(table_, (len(COLLAPSED_KINDS), 4), np.int64)
+    x = numba.carray(x_, (dim,))
+    try:
+        p0 = (x, _i1(t, 0), _f1(t, 1), _f1(t, 2), _f1(t, 3), _i0(t, 4), _i0(t, 5), _i0(t, 6),
+              _f1(t, 7), _f1(t, 8), _f2(t, 9), _f2(t, 10))  # fmt: skip
+        p1 = (_f1(t, 11), _f1(t, 12), _f2(t, 13), _f2(t, 14), _f2(t, 15), _f2(t, 16), _f1(t, 17),
+              _f1(t, 18), _f1(t, 19), _f0(t, 20), _f0(t, 21), _f0(t, 22))  # fmt: skip
+        value, grad = collapsed_logp_grad(*(p0 + p1))
+    except Exception:  # noqa: BLE001 - as in _ordinal_logp (here also H not positive definite)
+        return RAISED
+    return _finish(value, grad, dim, out_, logp_)
+
+
 def _copy(dim, n_expanded, x_, out_, table_):  # pragma: no cover - compiled
     """The draws as sampled: the unconstrained vector, expanded after sampling."""
     x = numba.carray(x_, (dim,))
@@ -273,14 +294,15 @@ def _copy(dim, n_expanded, x_, out_, table_):  # pragma: no cover - compiled
 _FUNCTIONS = {
     "ordinal": (_ordinal_logp, LOGP_SIGNATURE), "binomial": (_binomial_logp, LOGP_SIGNATURE),
     "blocks": (_blocks_logp, LOGP_SIGNATURE), "strata": (_strata_logp, LOGP_SIGNATURE),
+    "collapsed": (_collapsed_logp, LOGP_SIGNATURE),
     "copy": (_copy, EXPAND_SIGNATURE),
 }  # fmt: skip
 
 
 @cache
 def callback(name: str) -> CFunc:
-    """The C callback ``name`` (``"ordinal"``, ``"binomial"``, ``"blocks"``, ``"strata"``: a
-    kernel's log density;
+    """The C callback ``name`` (``"ordinal"``, ``"binomial"``, ``"blocks"``, ``"strata"``,
+    ``"collapsed"``: a kernel's log density;
     ``"copy"``: the expand callback that reports ``x`` itself), compiled on first use in this
     process and cached on disk.
 
