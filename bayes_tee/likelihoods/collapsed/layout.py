@@ -162,7 +162,8 @@ def design_matrix(design: Design, priors: PriorSpec) -> tuple[np.ndarray, np.nda
 
 def _design_and_slopes(design: Design, priors: PriorSpec) -> tuple:
     """:func:`design_matrix`, and each cell's slope of each covariate as a row of the
-    coefficients, ``(n_cells, k, p)`` (``None`` without covariates)."""
+    coefficients, ``(n_cells, k, p)`` (``None`` without covariates).
+    """
     cells = design.cells
     n_cells = len(cells)
     cols, means, sds, blocks, dims = [np.ones((n_cells, 1))], [design.y_mean], [], [], []
