@@ -80,6 +80,9 @@ class Likelihood:
     draws : callable or None
         ``design -> int or None``: the draws per chain this likelihood needs on the layout,
         when they differ from the family's default (``None``: the family's).
+    tune : callable or None
+        ``design -> int or None``: the warm-up steps per chain, when they differ from the
+        family's default.
     covariates : bool
         Its PyMC model takes numeric covariates (:mod:`bayes_tee.design.covariates`); a fit with
         covariates samples that model unless ``density_covariates``.
@@ -98,6 +101,7 @@ class Likelihood:
     density: Callable[[Design, PriorSpec], Density] | None = None
     target_accept: Callable[[Design], float | None] | None = None
     draws: Callable[[Design], int | None] | None = None
+    tune: Callable[[Design], int | None] | None = None
     covariates: bool = False
     density_covariates: bool = False
 
@@ -198,6 +202,7 @@ LIKELIHOODS: dict[str, Likelihood] = {
             _marginal,  # the same posterior as a PyMC graph (sampler="pymc")
             loglik="marginal",
             density=Lazy("collapsed.density:collapsed_density"),
+            tune=Lazy("collapsed.layout:collapsed_tune"),
             covariates=True,
             density_covariates=True,
         ),

@@ -173,10 +173,11 @@ def sampler_settings(
     progressbar: bool = True,
     likelihood_accept: float | None = None,
     likelihood_draws: int | None = None,
+    likelihood_tune: int | None = None,
 ) -> Settings:
     """The sampler's settings: the family's defaults where the caller gives none (the
-    likelihood's ``target_accept`` and ``draws`` for the layout, ``likelihood_accept`` and
-    ``likelihood_draws``, before the family's),
+    likelihood's ``target_accept``, ``draws`` and ``tune`` for the layout, ``likelihood_accept``,
+    ``likelihood_draws`` and ``likelihood_tune``, before the family's),
     and a drawn seed (recorded in the posterior) when ``random_seed`` is ``None``. At the
     default draws (nutpie) the run may stop at a checkpoint once its diagnostics pass with
     margin (``Settings.checkpoints``), or from the default draws on once they pass
@@ -200,6 +201,7 @@ def sampler_settings(
     d_tune, d_draws, d_accept = family.sampler_defaults()
     d_accept = d_accept if likelihood_accept is None else likelihood_accept
     d_draws = d_draws if likelihood_draws is None else likelihood_draws
+    d_tune = d_tune if likelihood_tune is None else likelihood_tune
     seed = int(np.random.default_rng().integers(2**31)) if random_seed is None else int(random_seed)
     looks = draws is None and sampler == "nutpie"  # PyMC's sampler runs the default draws
     most = EXTEND * d_draws if looks else (d_draws if draws is None else int(draws))
@@ -458,6 +460,7 @@ def fit_posterior(
         random_seed=random_seed, progressbar=progressbar,
         likelihood_accept=lk.target_accept(design) if lk.target_accept else None,
         likelihood_draws=lk.draws(design) if lk.draws else None,
+        likelihood_tune=lk.tune(design) if lk.tune else None,
     )  # fmt: skip
     idata, info = sample_posterior(design, lk, spec, settings)
     return make_posterior(idata, design, spec, lk, info)
