@@ -2,6 +2,7 @@
 
     python benchmarks/bench_covariates.py alpaca [--data ../shared/external/alpaca_eval2] [--per-system]
     python benchmarks/bench_covariates.py coverage [--studies 20] [--family gaussian] [--kind fixed]
+    python benchmarks/bench_covariates.py glmer [--items 300] [--seed 3]
 
 ``alpaca``: the 58 models x 805 instructions of AlpacaEval 2 (weighted gpt-4-turbo judge against
 gpt4_1106_preview; the bundled 15-model extract when ``--data`` is absent), ``win = preference - 1``
@@ -13,6 +14,12 @@ at ``length = 0`` against the published length-controlled win rates, and the sam
 least-squares fit of the same fixed part (no instruction effect, no uncertainty). With R and lme4
 on the machine (``--install-r``: Debian's ``r-base-core r-cran-lme4``) it fits the same model with
 ``lmer`` in the same run and prints the time ratio and the two slopes.
+
+``glmer``: a binary judge-bias study (``bt.simulate.bias_dgp``, 3 systems x 4 judges, one verdict
+per item x system x judge, each judge its own length slope around 0.5 logits) fitted by
+``fit_posterior(..., family="binomial")`` and by ``lme4::glmer`` (Laplace) in the same run, with
+``score ~ model + judge + length + length:judge + (1|item)``: the common slope and each judge's,
+the item SD, and the time ratio.
 
 ``coverage``: simulated studies with a known slope (``--kind fixed``: one common slope;
 ``judge``: a slope per judge, ``length:judge``; ``random``: ``(0 + length|judge)``) for a family;
@@ -60,6 +67,74 @@ def load_alpaca(path: str | None) -> tuple[pd.DataFrame, pd.DataFrame]:
     prefs = prefs.assign(win=prefs["preference"].astype(float) - 1.0)
     prefs = bt.bias_covariates(prefs, length="output_length", reference_length="reference_length")
     return prefs[["model", "instruction_idx", "win", "length"]], board
+
+
+GLMER_SCRIPT = r"""
+suppressMessages(library(lme4))
+d <- read.csv("{csv}")
+for (f in c("model", "judge", "item")) d[[f]] <- factor(d[[f]])
+contrasts(d$model) <- contr.sum(nlevels(d$model)); contrasts(d$judge) <- contr.sum(nlevels(d$judge))
+f <- score ~ model + judge + length + length:judge + (1|item)
+t <- system.time(m <- glmer(f, data = d, family = binomial))[["elapsed"]]
+b <- fixef(m); se <- sqrt(diag(vcov(m)))
+dev <- b[grepl("^judge[0-9]+:length|^length:judge", names(b))]
+slopes <- b[["length"]] + c(dev, -sum(dev))
+cat(sprintf("GLMER %.3f %.6f %.6f %.6f %s\n", t, b[["length"]], se[["length"]], sqrt(VarCorr(m)$item[1]),
+            paste(sprintf("%.6f", slopes), collapse = ",")))
+"""
+
+
+def glmer(args) -> None:
+    df = bt.simulate.bias_dgp(
+        "binomial", args.items, judge_slopes=(-0.3, 0.0, 0.1, 0.2), effects=(0.0, 0.3, 0.6),
+        longer=(0.0, 0.3, 0.6), random_seed=args.seed,
+    )  # fmt: skip
+    formula = "score ~ model + judge + length + length:judge + (1|item)"
+    print(
+        f"binary judge-bias study: {len(df)} verdicts, {args.items} items x 3 systems x 4 judges; {formula}"
+    )
+    t = time.perf_counter()
+    import nutpie  # noqa: F401
+    import pymc  # noqa: F401
+
+    from bayes_tee.tee import fit  # noqa: F401
+
+    print(f"imports on the first call: {time.perf_counter() - t:.1f} s (not in the fit's time)")
+    t = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bt.DesignWarning)
+        post = bt.fit_posterior(df, formula=formula, system="model", family="binomial", random_seed=1,
+                                progressbar=False)  # fmt: skip
+    fit_s = time.perf_counter() - t
+    d = post.diagnostics()
+    print(f"fit: {fit_s:.1f} s ({post.method}; compile {post.info.get('compile_s')} s, sample "
+          f"{post.info.get('sample_s')} s); diagnostics ok={d['ok']} {d['problems']}")  # fmt: skip
+    coef = post.coefficients()
+    common = coef[coef["kind"] == "slope"].iloc[0]
+    levels = coef[coef["kind"] == "level slope"].set_index("level")
+    item_sd = float(np.sqrt(post.components().set_index("component").loc["item", "median"]))
+    if shutil.which("Rscript") is None:
+        print("glmer: R with lme4 not on this machine (--install-r installs it); no ratio printed")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        csv = Path(tmp) / "d.csv"
+        df.to_csv(csv, index=False)
+        out = subprocess.run(["Rscript", "-e", GLMER_SCRIPT.replace("{csv}", str(csv))], capture_output=True,
+                             text=True)  # fmt: skip
+    line = next((x for x in out.stdout.splitlines() if x.startswith("GLMER")), None)
+    if line is None:
+        print("glmer failed:", out.stderr[-500:])
+        return
+    _, gt, gslope, gse, gitem, gslopes = line.split()
+    print(f"glmer (Laplace, same run): {float(gt):.2f} s; bayes_tee/glmer time {fit_s / float(gt):.1f}x")
+    print(f"  common slope (logit per unit): glmer {float(gslope):.4f} (SE {float(gse):.4f}); ours "
+          f"{common['estimate']:.4f} (posterior SD {common['sd']:.4f}); truth 0.5")  # fmt: skip
+    truth = df.attrs["truth"]["judge_slopes"]
+    for lab, g in zip(levels.index, gslopes.split(",")):
+        row = levels.loc[lab]
+        print(f"  judge {lab}: glmer {float(g):.4f}; ours {row['estimate']:.4f} [{row['low']:.4f}, "
+              f"{row['high']:.4f}] (90%); truth {truth[lab]:.4f}")  # fmt: skip
+    print(f"  SD(item), logit: glmer {float(gitem):.4f}; ours {item_sd:.4f} (posterior median)")
 
 
 def least_squares(df: pd.DataFrame, per_system: bool) -> pd.Series:
@@ -223,10 +298,14 @@ def main() -> None:
     c.add_argument("--family", default="gaussian", choices=("gaussian", "binomial", "ordinal"))
     c.add_argument("--kind", default="fixed", choices=("fixed", "judge", "random"))
     c.add_argument("--seed", type=int, default=7)
+    g = sub.add_parser("glmer")
+    g.add_argument("--items", type=int, default=300)
+    g.add_argument("--seed", type=int, default=3)
+    g.add_argument("--install-r", action="store_true")
     args = ap.parse_args()
     if getattr(args, "install_r", False) and shutil.which("Rscript") is None:
         subprocess.run(["apt-get", "install", "-y", "r-base-core", "r-cran-lme4"], check=False)
-    alpaca(args) if args.what == "alpaca" else coverage(args)
+    {"alpaca": alpaca, "coverage": coverage, "glmer": glmer}[args.what](args)
     sys.stdout.flush()
 
 

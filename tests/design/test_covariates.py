@@ -113,9 +113,8 @@ def test_the_gaussian_model_with_a_slope_is_the_per_call_likelihood():
 
 def test_covariates_choose_a_likelihood_with_slopes_and_refuse_the_others():
     d = validate_formula(frame(), "score ~ model + length + (1|item)", system="model")
-    # the items' and the cells' random effects alone: every linear effect integrated out, unless
-    # the covariate varies within cells (then the cell means' likelihoods sample the slopes)
-    assert choose_method(d) == ("collapsed" if not d.covariates.within else "marginal")
+    # the items' and the cells' random effects alone: every linear effect integrated out
+    assert choose_method(d) == "collapsed"
     crossed = validate_formula(frame(), "score ~ model + length + (1|item) + (1|judge)", system="model")
     assert choose_method(crossed) in ("marginal", "cells")
     with pytest.raises(bt.ArgumentError, match="does not take covariates"):

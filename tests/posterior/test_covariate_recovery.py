@@ -68,10 +68,14 @@ def test_gaussian_per_judge_slopes_and_the_controlled_board(tmp_path):
     back = bt.load(path)
     assert back.design.covariates == post.design.covariates
     pd.testing.assert_frame_equal(back.coefficients(), post.coefficients())
-    # the covariates are data containers: another study of the layout reuses the compiled model
-    # (new lengths, cell means and cross-products swapped in), and swapping back gives the first
-    # fit's draws exactly
-    short = dict(draws=200, tune=200, chains=2)
+    # the items' and cells' random effects only: every coefficient integrated out, two SDs sampled
+    # through the kernel compiled once per machine (nothing per layout)
+    assert post.method == "collapsed" and post.info["n_free_parameters"] == 2
+    assert post.info["compiled_with"] == "callback"
+    # the marginal model samples the coefficients: its covariates are data containers, so another
+    # study of the layout reuses the compiled model (new lengths, cell means and cross-products
+    # swapped in), and swapping back gives the first fit's draws exactly
+    short = dict(draws=200, tune=200, chains=2, method="marginal")
     first = fit(df, FORMULA_JUDGE, **short)
     other = fit(simulate("gaussian", seed=21, reps=2, within=True)[0], FORMULA_JUDGE, **short)
     again = fit(df, FORMULA_JUDGE, **short)
