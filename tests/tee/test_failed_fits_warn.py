@@ -21,7 +21,7 @@ FAMILY = {"binomial_quadrature": "binomial"}
 
 def _data(method: str):
     df = bt.simulate.tee_dgp(10, 2, 3, 1, 2, outcome=OUTCOME.get(method, "gaussian"), random_seed=3)
-    if method in ("augmented", "blocks", "marginal", "cells", "rows"):
+    if method in ("augmented", "blocks", "marginal", "cells", "rows", "collapsed"):
         df = df[np.random.default_rng(1).random(len(df)) >= 0.1]
     return df
 
@@ -35,10 +35,13 @@ def test_an_unconverged_fit_always_warns(method):
     kw = dict(draws=30, tune=30, chains=2, random_seed=1, progressbar=False)
     if method != "ordinal_probit":
         kw["method"] = method
+    # collapsed: the items' and the cells' random effects only (no prompt facet: its calls are the
+    # item x judge cell's replicates)
+    roles = dict(item="item", judge="judge") if method == "collapsed" else ROLES
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bt.DesignWarning)
         with pytest.warns(bt.DiagnosticWarning, match="diagnostics failed"):
-            post = bt.fit_posterior(_data(method), outcome="score", family=family, **ROLES, **kw)
+            post = bt.fit_posterior(_data(method), outcome="score", family=family, **roles, **kw)
         assert not post.diagnostics()["ok"]
         with pytest.warns(bt.DiagnosticWarning):
             post.components()
