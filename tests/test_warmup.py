@@ -13,9 +13,9 @@ def test_a_layout_warms_and_reports_its_likelihood():
 
 
 def test_every_layout_uses_a_kernel_likelihood():
-    kernels = {"balanced", "augmented", "blocks", "binomial", "ordinal", "ordinal_probit"}
+    kernels = {"balanced", "augmented", "blocks", "collapsed", "binomial", "ordinal", "ordinal_probit"}
     assert len(warmup.LAYOUTS) >= 10
-    for name in ("systems", "pairwise", "ordinal, judge cutpoints"):
+    for name in ("systems", "pairwise", "ordinal, judge cutpoints", "collapsed"):
         assert warmup._warm(name)[2] in kernels
 
 

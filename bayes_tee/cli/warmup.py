@@ -1,6 +1,6 @@
 """Compile the likelihood kernels once per machine, at install: ``bayes-tee warmup``.
 
-The strata, blocks, GLMM and ordinal likelihoods are numba kernels, called by nutpie as C
+The strata, blocks, collapsed, GLMM and ordinal likelihoods are numba kernels, called by nutpie as C
 callbacks and cached on disk (``__pycache__`` beside the package, or ``NUMBA_CACHE_DIR``). The
 first fit of each on a machine with an empty cache compiles it: on the 2-core reference machine
 about 51 s for the first balanced Gaussian fit, 24 s for calls lost (``blocks``), 24 s for a
@@ -10,7 +10,7 @@ kernel layout (few draws, results thrown away) so that the first real fit reads 
 ``make venv`` runs it after installing, and a ``pip install`` user runs ``bayes-tee warmup``
 once (or pays the compile in their first fit of each family).
 
-Fits through the PyMC model (``marginal``, ``cells``, ``rows``, fits with covariates) compile
+Fits through the PyMC model (``marginal``, ``cells``, ``rows``, GLMM fits with covariates) compile
 their own C callbacks per model graph (:mod:`bayes_tee._core.native`): a graph compiled before
 on the machine loads in 2-3 s, a new one compiles. The warm-up fits one ``marginal`` and one
 ``cells`` model, which fills PyTensor's cache of the operations every such graph is made of:
@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from .._core.exceptions import ArgumentError, DesignWarning, DiagnosticWarning
+from ..studies.bias_designs import bias_dgp
 from ..studies.dgp import systems_dgp, tee_dgp
 from ..studies.verdicts_dgp import PAIRWISE_ROLES, pairwise_battles
 from ..tee.fit import fit_posterior
@@ -61,6 +62,11 @@ LAYOUTS: dict[str, Callable[[], dict]] = {
     "balanced": lambda: dict(data=_pilot(), **ROLES),
     "blocks": lambda: dict(data=_pilot(0.05), **ROLES),
     "binomial": lambda: dict(data=_pilot(outcome="bernoulli"), **ROLES, family="binomial"),
+    "collapsed": lambda: dict(
+        data=bias_dgp(n_items=8, n_replicates=2, random_seed=4),
+        system="model",
+        formula="score ~ model + judge + length + (1|item) + (1|item:model:judge)",
+    ),  # fmt: skip
     "ordinal": lambda: dict(data=_pilot(outcome="ordinal"), **ROLES, family="ordinal"),
     "cells": lambda: dict(data=_pilot(0.05), **ROLES, method="cells"),
     "categories": lambda: dict(data=_pilot(n_categories=3), **ROLES, category="category"),
