@@ -1,6 +1,5 @@
 """``collapsed``: the Gaussian likelihood with every linear effect integrated out, the SDs alone
-sampled (with a standard normal vector that gives the fixed coefficients their exact conditional
-draws).
+sampled and the fixed coefficients drawn from their exact conditional posterior.
 
 Model (the marginal model's, :mod:`bayes_tee.likelihoods.marginal.model`): cell ``c`` of item
 ``i`` holds ``n_c`` calls with mean ``y_c = x_c' beta + a_i + e_c + rho_c``, ``a_i ~ N(0,
@@ -17,7 +16,9 @@ covariance ``V`` block-diagonal by item (``D_i + sigma_a^2 1 1'``, ``D_i`` the c
 and ``beta | theta, y ~ N(m_0 + H^-1 r, H^-1)``. By Woodbury's identity each item contributes
 through ``kappa_i = 1 / sigma_a^2 + sum_c 1 / (sigma_e^2 + sigma_rho^2 / n_c)`` alone, so ``Q``,
 ``r`` and ``q`` are the layout's grouped sums weighted by functions of ``theta``: nothing per
-call or cell is touched in an evaluation. Nothing is approximated.
+call or cell is touched in an evaluation. A covariate that varies within cells adds its
+within-cell cross-products to ``Q`` and ``r`` with weight ``1 / sigma_rho^2`` (the within-cell sum
+of squares of ``y - slope' x``, :mod:`bayes_tee.design.covariates`). Nothing is approximated.
 
 NUTS samples the log SDs alone, from ``p(theta | y)``: a few coordinates, no ridge between
 the coefficients and their scales, nothing compiled per layout. Each draw's coefficients are

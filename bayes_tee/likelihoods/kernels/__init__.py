@@ -1,7 +1,8 @@
 """The numba machinery the likelihoods' kernels share (each kernel sits in its likelihood's folder):
 :mod:`~bayes_tee.likelihoods.strata.kernel` (balanced and augmented strata),
 :mod:`~bayes_tee.likelihoods.logit_glmm.kernel` (the logit GLMM),
-:mod:`~bayes_tee.likelihoods.blocks.kernel`, :mod:`~bayes_tee.likelihoods.ordinal.kernel`; here
+:mod:`~bayes_tee.likelihoods.blocks.kernel`, :mod:`~bayes_tee.likelihoods.collapsed.kernel`,
+:mod:`~bayes_tee.likelihoods.ordinal.kernel`; here
 ``prior`` (the SD priors they call), ``callbacks`` (the C callbacks nutpie calls) and the
 cache key over all of their sources. Each is checked against its PyMC reference in the tests.
 """
