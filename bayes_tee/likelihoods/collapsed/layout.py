@@ -32,7 +32,6 @@ from ..._core.priors import PriorSpec
 from ...design.design import Design
 from ...design.terms import Term, cell_term
 
-
 #: Warm-up steps per chain: NUTS samples two or three log SDs, near Gaussian, and nutpie's
 #: adaptation settles well within them (AlpacaEval 2, 58 systems x 805 instructions: 300 steps
 #: gave the same step size, 3.2-3.4 leapfrog steps a draw and bulk ESS 3,590-3,640 of 4,000, R-hat
