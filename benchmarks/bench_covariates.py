@@ -91,7 +91,7 @@ def glmer(args) -> None:
     )  # fmt: skip
     formula = "score ~ model + judge + length + length:judge + (1|item)"
     print(
-        f"binary judge-bias study: {len(df)} verdicts, {args.items} items x 3 systems x 4 judges; {formula}"
+        f"binary judge-bias study: {len(df)} verdicts, {args.items} items x 3 systems x 4 judges\nformula: {formula}"
     )
     t = time.perf_counter()
     import nutpie  # noqa: F401
