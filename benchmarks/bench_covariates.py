@@ -90,9 +90,8 @@ def glmer(args) -> None:
         longer=(0.0, 0.3, 0.6), random_seed=args.seed,
     )  # fmt: skip
     formula = "score ~ model + judge + length + length:judge + (1|item)"
-    print(
-        f"binary judge-bias study: {len(df)} verdicts, {args.items} items x 3 systems x 4 judges\nformula: {formula}"
-    )
+    print(f"binary judge-bias study: {len(df)} verdicts, {args.items} items x 3 systems x 4 judges")
+    print(f"formula: {formula}")
     t = time.perf_counter()
     import nutpie  # noqa: F401
     import pymc  # noqa: F401
