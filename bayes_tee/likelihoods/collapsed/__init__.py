@@ -5,5 +5,5 @@ judge-bias models: ``score ~ model + length + (1|item)``).
 :mod:`~.layout` (the fixed effects' design in their sampled coordinates, their priors, the
 sufficient statistics grouped by replicate count and item pattern, the cost and the limits) and
 :mod:`~.density` (the NumPy density nutpie samples). Its PyMC form is the marginal model
-(:mod:`bayes_tee.likelihoods.marginal.model`): the same posterior.
+(``bayes_tee.likelihoods.marginal.model``): the same posterior.
 """

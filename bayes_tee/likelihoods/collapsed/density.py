@@ -1,14 +1,14 @@
 """``collapsed``: the Gaussian likelihood with every linear effect integrated out, the SDs alone
 sampled and the fixed coefficients drawn from their exact conditional posterior.
 
-Model (the marginal model's, :mod:`bayes_tee.likelihoods.marginal.model`): cell ``c`` of item
+Model (the marginal model's, ``bayes_tee.likelihoods.marginal.model``): cell ``c`` of item
 ``i`` holds ``n_c`` calls with mean ``y_c = x_c' beta + a_i + e_c + rho_c``, ``a_i ~ N(0,
 sigma_a^2)`` the item's intercept, ``e_c ~ N(0, sigma_e^2)`` the cell term and ``rho_c`` the mean
 of its calls' replicate noise, ``N(0, sigma_rho^2 / n_c)``; the within-cell sum of squares is
 ``sigma_rho^2`` chi-square. ``beta ~ N(m_0, S_0)`` holds the grand mean, the fixed facets' and the
-covariates' coefficients (:mod:`.layout`). Given the SDs ``theta``, ``y`` is Gaussian with
-covariance ``V`` block-diagonal by item (``D_i + sigma_a^2 1 1'``, ``D_i`` the cell variances
-``sigma_e^2 + sigma_rho^2 / n_c``), so with ``Q = X' V^-1 X``, ``r = X' V^-1 y``,
+covariates' coefficients (:mod:`bayes_tee.likelihoods.collapsed.layout`). Given the SDs ``theta``,
+``y`` is Gaussian with covariance ``V`` block-diagonal by item (``D_i + sigma_a^2 1 1'``, ``D_i``
+the cell variances ``sigma_e^2 + sigma_rho^2 / n_c``), so with ``Q = X' V^-1 X``, ``r = X' V^-1 y``,
 ``q = y' V^-1 y`` (``y`` centred on ``X m_0``) and ``H = S_0^-1 + Q``,
 
     log p(y | theta) = -(log|V| + q + log|S_0| + log|H| - r' H^-1 r) / 2 + const,
@@ -27,7 +27,8 @@ then drawn from their exact conditional, ``beta = m_0 + H^-1 r + L^-T zeta`` (``
 reported in the PyMC model's names and dims (``mu``, the fixed effects, the slopes).
 
 Cost of one evaluation: ``4 K G^2 p^2 + p^3 / 3`` floating-point operations (``K`` item
-patterns, ``G`` replicate counts, ``p`` coefficients: :func:`.layout.collapsed_cost`).
+patterns, ``G`` replicate counts, ``p`` coefficients:
+:func:`bayes_tee.likelihoods.collapsed.layout.collapsed_cost`).
 
 >>> import bayes_tee as bt
 >>> from bayes_tee.design.build import build_design

@@ -169,7 +169,7 @@ def _groups_and_patterns(design: Design) -> tuple[np.ndarray, np.ndarray, int, i
 def design_matrix(design: Design, priors: PriorSpec) -> tuple[np.ndarray, np.ndarray, np.ndarray, list, list]:
     """Each cell's row of the fixed coefficients ``(n_cells, p)``, their prior means and SDs, where
     each reported coefficient sits (``(name, start, size, basis)``) and the dims of those that are
-    level effects. Scales as the PyMC model's (:func:`~bayes_tee.likelihoods.parts.fixed_predictor`).
+    level effects. Scales as the PyMC model's (``bayes_tee.likelihoods.parts.fixed_predictor``).
     """
     X, m0, s0, blocks, dims, _ = _design_and_slopes(design, priors)
     return X, m0, s0, blocks, dims
