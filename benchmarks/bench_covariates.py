@@ -84,14 +84,10 @@ cat(sprintf("GLMER %.3f %.6f %.6f %.6f %s\n", t, b[["length"]], se[["length"]], 
 """
 
 
-def glmer(args) -> None:
-    df = bt.simulate.bias_dgp(
-        "binomial", args.items, judge_slopes=(-0.3, 0.0, 0.1, 0.2), effects=(0.0, 0.3, 0.6),
-        longer=(0.0, 0.3, 0.6), random_seed=args.seed,
-    )  # fmt: skip
-    formula = "score ~ model + judge + length + length:judge + (1|item)"
-    print(f"binary judge-bias study: {len(df)} verdicts, {args.items} items x 3 systems x 4 judges")
-    print(f"formula: {formula}")
+def timed_fit(df: pd.DataFrame, formula: str, family: str = "gaussian"):
+    """``fit_posterior`` and its seconds. The fit's modules (PyMC, ArviZ, nutpie) load on the first
+    call: they are imported and timed apart first, as lme4's time leaves out ``library(lme4)``.
+    """
     t = time.perf_counter()
     import nutpie  # noqa: F401
     import pymc  # noqa: F401
@@ -102,9 +98,20 @@ def glmer(args) -> None:
     t = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bt.DesignWarning)
-        post = bt.fit_posterior(df, formula=formula, system="model", family="binomial", random_seed=1,
+        post = bt.fit_posterior(df, formula=formula, system="model", family=family, random_seed=1,
                                 progressbar=False)  # fmt: skip
-    fit_s = time.perf_counter() - t
+    return post, time.perf_counter() - t
+
+
+def glmer(args) -> None:
+    df = bt.simulate.bias_dgp(
+        "binomial", args.items, judge_slopes=(-0.3, 0.0, 0.1, 0.2), effects=(0.0, 0.3, 0.6),
+        longer=(0.0, 0.3, 0.6), random_seed=args.seed,
+    )  # fmt: skip
+    formula = "score ~ model + judge + length + length:judge + (1|item)"
+    print(f"binary judge-bias study: {len(df)} verdicts, {args.items} items x 3 systems x 4 judges")
+    print(f"formula: {formula}")
+    post, fit_s = timed_fit(df, formula, family="binomial")
     d = post.diagnostics()
     print(f"fit: {fit_s:.1f} s ({post.method}; compile {post.info.get('compile_s')} s, sample "
           f"{post.info.get('sample_s')} s); diagnostics ok={d['ok']} {d['problems']}")  # fmt: skip
@@ -174,20 +181,7 @@ def alpaca(args) -> None:
         f"instructions, {len(df)} rows"
     )
     print(f"formula: {formula}")
-    # the fit's modules (PyMC, ArviZ, nutpie) load on the first call: timed apart, as lmer's time
-    # leaves out library(lme4)
-    t = time.perf_counter()
-    import nutpie  # noqa: F401
-    import pymc  # noqa: F401
-
-    from bayes_tee.tee import fit  # noqa: F401
-
-    print(f"imports on the first call: {time.perf_counter() - t:.1f} s (not in the fit's time)")
-    t = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", bt.DesignWarning)
-        post = bt.fit_posterior(df, formula=formula, system="model", random_seed=1, progressbar=False)
-    fit_s = time.perf_counter() - t
+    post, fit_s = timed_fit(df, formula)
     d = post.diagnostics()
     timing = {k: post.info.get(k) for k in ("compile_s", "sample_s", "tune", "draws", "n_free_parameters")}
     print(f"fit: {fit_s:.1f} s ({post.method}; {timing}); diagnostics ok={d['ok']} {d['problems']}")
