@@ -11,7 +11,7 @@ warm. It prints the ratio of each figure to its target.
 
     python benchmarks/bench_startup.py --cold
 
-``--cold``: per kernel family (balanced, blocks, binomial, ordinal), the first fit of a tiny design
+``--cold``: per kernel family (balanced, blocks, collapsed, binomial, ordinal), the first fit of a tiny design
 (``bayes_tee.cli.warmup.LAYOUTS``) in a fresh process with numba's and PyTensor's caches at new
 empty folders, the same fit again in a fresh process (cache warm), and the time of
 ``bayes-tee warmup`` itself, which ``make venv`` runs so that the first fit reads the cache.
@@ -61,7 +61,7 @@ def _empty_caches(folder: str) -> dict[str, str]:
 
 def cold() -> None:
     print(f"{'layout':<12}{'cold s':>8}{'warm s':>8}{'ratio':>8}")
-    for name in ("balanced", "blocks", "binomial", "ordinal"):
+    for name in ("balanced", "blocks", "collapsed", "binomial", "ordinal"):
         with tempfile.TemporaryDirectory() as cache:
             env = _empty_caches(cache)
             run = [sys.executable, "-c", FIT, name]
