@@ -91,8 +91,7 @@ class CollapsedDensity:
             (name, () if basis is None else (basis.shape[0],)) for name, _, _, basis in lay.blocks
         ]
         st, f64, i64 = lay.stats, np.float64, np.int64
-        p, G = lay.p, lay.n_group.size
-        K = st["m"].shape[0] if "m" in st else 0
+        p, G, K = lay.p, lay.n_group.size, len(lay.stats["m"])
         s0 = lay.prior_sd
         a = {
             "fam": np.array([FAMILIES[q.family] for q in sds], dtype=i64),
@@ -108,11 +107,11 @@ class CollapsedDensity:
             "xy": np.ascontiguousarray(st["xy"]),
             "yy": np.asarray(st["yy"], dtype=f64),
             "N": np.asarray(st["N"], dtype=f64),
-            "T": np.ascontiguousarray(st["T"].reshape(K * G * G, p * p)) if K else np.zeros((0, p * p)),
-            "U": np.ascontiguousarray(st["U"].reshape(K * G * G, p)) if K else np.zeros((0, p)),
-            "TT": np.ascontiguousarray(st["TT"].reshape(K, G * G)) if K else np.zeros((0, G * G)),
-            "m": np.ascontiguousarray(st["m"], dtype=f64) if K else np.zeros((0, G)),
-            "items": np.asarray(st["items"], dtype=f64) if K else np.zeros(0),
+            "T": np.ascontiguousarray(st["T"].reshape(K * G * G, p * p)),
+            "U": np.ascontiguousarray(st["U"].reshape(K * G * G, p)),
+            "TT": np.ascontiguousarray(st["TT"].reshape(K, G * G)),
+            "m": np.ascontiguousarray(st["m"], dtype=f64),
+            "items": np.asarray(st["items"], dtype=f64),
             "Aw": np.ascontiguousarray(st["within_A"].ravel(), dtype=f64),
             "xyw": np.ascontiguousarray(st["within_xy"], dtype=f64),
             "within_dof": float(st["within_dof"]),

@@ -54,8 +54,6 @@ class CollapsedLayout:
 
     Attributes
     ----------
-    names : list of str
-        The reported fixed coefficients, in order: ``mu``, each fixed facet's effect, each slope.
     blocks : list of (name, start, size, basis or None)
         Where each reported coefficient sits in ``beta`` and the zero-sum basis mapping its
         coordinates to the level effects (``None``: a scalar).
@@ -70,16 +68,15 @@ class CollapsedLayout:
         Calls per cell of each group.
     stats : dict
         The sums of the module docstring (``A``, ``xy``, ``yy``, ``N`` per group; ``T``, ``U``,
-        ``TT``, ``m`` and ``items`` per pattern), the within-cell sum of squares ``within_ss``
-        and its degrees of freedom ``within_dof``, the within-cell cross-products of covariates
-        that vary within cells in the coefficients (``within_A``, ``within_xy``: the sum of
-        squares of ``y - slope' x`` is ``within_ss - 2 beta' within_xy + beta' within_A beta``),
-        and the cells ``n_cells``.
+        ``TT``, ``m`` and ``items`` per pattern, none without an item term), the within-cell sum
+        of squares ``within_ss`` and its degrees of freedom ``within_dof``, the within-cell
+        cross-products of covariates that vary within cells in the coefficients (``within_A``,
+        ``within_xy``: the sum of squares of ``y - slope' x`` is ``within_ss - 2 beta' within_xy +
+        beta' within_A beta``), and the cells ``n_cells``.
     dims : dict
         The facet of each reported coefficient that is a vector of level effects.
     """
 
-    names: list[str]
     blocks: list[tuple[str, int, int, np.ndarray | None]]
     p: int
     prior_mean: np.ndarray
@@ -90,6 +87,11 @@ class CollapsedLayout:
     n_group: np.ndarray
     stats: dict
     dims: dict[str, tuple[str, ...]]
+
+    @property
+    def names(self) -> list[str]:
+        """The reported fixed coefficients, in order: ``mu``, each fixed facet's effect, each slope."""
+        return [b[0] for b in self.blocks]
 
 
 def collapsed_limitation(design: Design) -> str | None:
@@ -137,11 +139,14 @@ def collapsed_cost(design: Design) -> float:
     if collapsed_limitation(design) is not None:
         return float("inf")
     p = _n_coefficients(design)
-    G, K = _groups_and_patterns(design)[2:]
+    n_group, group = _groups(design)
+    G = n_group.size
+    K = len(_patterns(design, group, G)[0]) if _random_terms(design)[1] is not None else 0
     return float(4 * K * G * G * p * p + p**3 / 3)
 
 
 def _n_coefficients(design: Design) -> int:
+    """``p`` without building the design matrix (the cost is read before any fit)."""
     p = 1 + sum(len(design.levels[t.facets[0]]) - 1 for t in design.terms if t.kind == "fixed")
     cov = design.covariates
     if cov is not None:
@@ -149,21 +154,32 @@ def _n_coefficients(design: Design) -> int:
     return p
 
 
-def _groups_and_patterns(design: Design) -> tuple[np.ndarray, np.ndarray, int, int]:
-    """Each cell's group (by its calls), each item's pattern, and how many of each."""
-    cells = design.cells
-    n = cells["n"].to_numpy()
-    n_group, group = np.unique(n, return_inverse=True)
-    G = n_group.size
-    if "item" in design.facets:
-        item = cells["item"].to_numpy()
-        counts = np.zeros((len(design.levels["item"]), G), dtype=np.int64)
-        np.add.at(counts, (item, group), 1)
-        counts = counts[counts.sum(axis=1) > 0]
-        K = len(np.unique(counts, axis=0))
-    else:
-        K = 0
-    return n_group, group, G, K
+def _random_terms(design: Design) -> tuple[Term, Term | None, Term | None]:
+    """The cell term, the items' own intercept (``None`` when the items are the cells) and the
+    replicate residual.
+    """
+    terms = list(design.terms)
+    ct = cell_term(terms)
+    item = next(
+        (t for t in terms if t.kind == "random" and t.facets == ("item",) and t.label != ct.label), None
+    )
+    return ct, item, next((t for t in terms if t.kind == "residual"), None)
+
+
+def _groups(design: Design) -> tuple[np.ndarray, np.ndarray]:
+    """The calls per cell of each group, and each cell's group."""
+    return np.unique(design.cells["n"].to_numpy(), return_inverse=True)
+
+
+def _patterns(design: Design, group: np.ndarray, G: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct item patterns (cells held per group), the pattern of each item that holds a
+    cell, and those items' codes.
+    """
+    m = np.zeros((len(design.levels["item"]), G), dtype=np.int64)
+    np.add.at(m, (design.cells["item"].to_numpy(), group), 1)
+    held = np.flatnonzero(m.sum(axis=1) > 0)
+    patterns, which = np.unique(m[held], axis=0, return_inverse=True)
+    return patterns, which, held
 
 
 def design_matrix(design: Design, priors: PriorSpec) -> tuple[np.ndarray, np.ndarray, np.ndarray, list, list]:
@@ -210,13 +226,9 @@ def _design_and_slopes(design: Design, priors: PriorSpec) -> tuple:
         for s in cov.slopes:
             j = cov.of(s.covariate)
             scale = priors.slope_scale * design.y_sd
-            rows = (
-                np.ones((n_cells, 1))
-                if s.by is None
-                else zerosum_basis(len(design.levels[s.by]))[cells[s.by].to_numpy()]
-            )
-            slope_rows.append((j, start, rows))
             basis = None if s.by is None else zerosum_basis(len(design.levels[s.by]))
+            rows = np.ones((n_cells, 1)) if basis is None else basis[cells[s.by].to_numpy()]
+            slope_rows.append((j, start, rows))
             add(s.var_name, rows * xbar[:, j : j + 1], scale, basis, s.by)
     X = np.ascontiguousarray(np.concatenate(cols, axis=1))
     B = None
@@ -230,17 +242,12 @@ def _design_and_slopes(design: Design, priors: PriorSpec) -> tuple:
 def collapsed_layout(design: Design, priors: PriorSpec | None = None) -> CollapsedLayout:
     """The fixed effects' design and priors and the grouped sums of the module docstring."""
     priors = PriorSpec() if priors is None else priors
-    terms = list(design.terms)
-    ct = cell_term(terms)
-    item = next(
-        (t for t in terms if t.kind == "random" and t.facets == ("item",) and t.label != ct.label), None
-    )
-    residual = next((t for t in terms if t.kind == "residual"), None)
+    ct, item, residual = _random_terms(design)
     X, m0, s0, blocks, dims, B = _design_and_slopes(design, priors)
     cells = design.cells
     y = cells["mean"].to_numpy(dtype=float) - X @ m0  # centred on the prior mean: beta - m0 ~ N(0, s0)
-    n_group, group, G, _ = _groups_and_patterns(design)
-    p = X.shape[1]
+    n_group, group = _groups(design)
+    G, p = n_group.size, X.shape[1]
     A = np.zeros((G, p, p))
     xy = np.zeros((G, p))
     for g in range(G):
@@ -249,35 +256,27 @@ def collapsed_layout(design: Design, priors: PriorSpec | None = None) -> Collaps
         xy[g] = Xg.T @ yg
     yy = np.bincount(group, y * y, minlength=G)
     N = np.bincount(group, minlength=G).astype(float)
-    stats = {"A": A, "xy": xy, "yy": yy, "N": N, "n_cells": len(cells)}
-    if item is not None:
+    no_items = (np.zeros((0, G), dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    patterns, which, held = _patterns(design, group, G) if item is not None else no_items
+    K = len(patterns)
+    T, U, TT = np.zeros((K, G, G, p, p)), np.zeros((K, G, G, p)), np.zeros((K, G, G))
+    if K:
         code = cells["item"].to_numpy()
-        n_items = len(design.levels["item"])
-        u = np.zeros((n_items, G, p))
-        t = np.zeros((n_items, G))
-        m = np.zeros((n_items, G), dtype=np.int64)
+        u = np.zeros((len(design.levels["item"]), G, p))
+        t = np.zeros((len(design.levels["item"]), G))
         np.add.at(u, (code, group), X)
         np.add.at(t, (code, group), y)
-        np.add.at(m, (code, group), 1)
-        held = m.sum(axis=1) > 0
-        u, t, m = u[held], t[held], m[held]
-        patterns, which = np.unique(m, axis=0, return_inverse=True)
-        K = len(patterns)
-        T = np.zeros((K, G, G, p, p))
-        U = np.zeros((K, G, G, p))
-        TT = np.zeros((K, G, G))
+        u, t = u[held], t[held]
         for k in range(K):
             uk, tk = u[which == k], t[which == k]
             T[k] = np.einsum("igp,ihq->ghpq", uk, uk)
             U[k] = np.einsum("igp,ih->ghp", uk, tk)
             TT[k] = np.einsum("ig,ih->gh", tk, tk)
-        stats |= {
-            "T": T,
-            "U": U,
-            "TT": TT,
-            "m": patterns.astype(float),
-            "items": np.bincount(which).astype(float),
-        }
+    stats = {
+        "A": A, "xy": xy, "yy": yy, "N": N, "n_cells": len(cells),
+        "T": T, "U": U, "TT": TT, "m": patterns.astype(float),
+        "items": np.bincount(which, minlength=K).astype(float),
+    }  # fmt: skip
     # a covariate varying within cells: the within-cell sum of squares of y - slope' x is
     # ss - 2 beta' Sxy + beta' Sxx beta, in the coefficients (:mod:`bayes_tee.design.covariates`)
     Sxx, Sxy = np.zeros((p, p)), np.zeros(p)
@@ -295,8 +294,5 @@ def collapsed_layout(design: Design, priors: PriorSpec | None = None) -> Collaps
     stats["within_xy"] = Sxy - Sxx @ m0
     stats["within_ss"] = float(cells["ss"].sum() - 2.0 * m0 @ Sxy + m0 @ Sxx @ m0)
     stats["within_dof"] = float((cells["n"] - 1).sum())
-    names = [b[0] for b in blocks]
     level_dims = {name: (dim,) for name, dim in dims}
-    return CollapsedLayout(
-        names, blocks, p, m0, s0, item, ct, residual, n_group.astype(float), stats, level_dims
-    )
+    return CollapsedLayout(blocks, p, m0, s0, item, ct, residual, n_group.astype(float), stats, level_dims)
