@@ -10,15 +10,24 @@ import pandas as pd
 import pytest
 
 import bayes_tee as bt
+from bayes_tee.design.build import build_design
 from bayes_tee.likelihoods import build_model, choose_method, method_note
-from bayes_tee.likelihoods.blocks.density import blocks_density
-from bayes_tee.likelihoods.blocks.layout import blocks_limitation
+from bayes_tee.likelihoods.blocks.density import BlocksDensity, blocks_density
+from bayes_tee.likelihoods.blocks.layout import DIRECT, NESTED, WOODBURY, block_sizes, blocks_limitation
 
 ROLES = dict(outcome="score", item="item", prompt="prompt", judge="judge", temperature="temperature")
 VALUE = {"log": "{}_log__", "zerosum": "{}_zerosum__", "real": "{}"}
 
 
 def layout(case):
+    if case == "systems_sparse":  # an adaptive comparison's data: each item holds half its cells
+        df = bt.simulate.systems_dgp(5, 10, 3, n_prompts=2, random_seed=2)
+        df = df[np.random.default_rng(0).random(len(df)) < 0.5]
+        df["score"] = 40.0 + 7.0 * df["score"]
+        roles = dict(outcome="score", item="item", prompt="prompt", judge="judge", system="model")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", bt.DesignWarning)
+            return build_design(df, **roles, judge_effect="random", warn=False)
     kw = dict(n_items=12, n_prompts=3, n_judges=2, n_temperatures=2, n_replicates=3, random_seed=5)
     roles, extra = dict(ROLES, replicate="replicate"), {}
     if case == "categories":
@@ -59,7 +68,16 @@ def layout(case):
         return bt.validate_design(df, **roles, **extra)
 
 
-CASES = ["calls_lost", "categories", "random_judges", "no_replicates", "items_only", "sparse", "all_direct"]
+CASES = [
+    "calls_lost",
+    "categories",
+    "random_judges",
+    "no_replicates",
+    "items_only",
+    "sparse",
+    "all_direct",
+    "systems_sparse",
+]
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -111,6 +129,41 @@ def test_sparse_items_are_factored_on_their_observed_cells():
     np.testing.assert_array_equal(np.diff(b.offsets)[b.direct], observed[b.direct])
 
 
+def test_sparse_comparisons_integrate_over_their_item_nested_effects():
+    """A comparison's item holding half its cells takes the nested form: its 1 + 2 + 3 + 5
+    item-nested effects are fewer than its observed or its empty cells.
+    """
+    size, form = block_sizes(layout("systems_sparse"))
+    assert (form == NESTED).sum() >= 5
+    assert (size[form == NESTED] <= 11).all()
+
+
+@pytest.mark.parametrize("case", ["calls_lost", "categories", "no_replicates", "sparse", "systems_sparse"])
+def test_every_form_gives_the_same_density(case):
+    """Each item's three forms (Woodbury over its latent cells, its observed cells' covariance,
+    Woodbury over its item-nested effects) are the same density: equal gradients everywhere and
+    log densities a parameter-free constant apart (the forms drop different constants).
+    """
+    d = layout(case)
+    spec = bt.priors.get_prior()
+    n = len(d.levels["item"])
+    dens = {f: BlocksDensity(d, spec, np.full(n, f)) for f in (WOODBURY, DIRECT, NESTED)}
+    gaps = []
+    for seed in range(3):
+        x = dens[WOODBURY].initial_point(np.random.default_rng(seed))
+        ref, g_ref = dens[WOODBURY].logp_grad(x)
+        row = []
+        for f in (DIRECT, NESTED):
+            value, grad = dens[f].logp_grad(x)
+            np.testing.assert_allclose(grad, g_ref, rtol=1e-9, atol=1e-9 * np.abs(g_ref).max())
+            row.append(value - ref)
+        gaps.append(row)
+    gaps = np.array(gaps)
+    assert np.ptp(gaps, axis=0).max() < 1e-8 * max(1.0, np.abs(gaps).max()), gaps
+    # the direct and nested forms factor the same covariance: no constant between them
+    assert abs(gaps[0, 1] - gaps[0, 0]) < 1e-8 * max(1.0, abs(gaps[0, 0]))
+
+
 def test_every_item_direct_packs_for_the_callback():
     """With no item left for the Woodbury step its per-category sums are empty, and still the
     float arrays the C callback reads (numpy's bincount of nothing is int64).
@@ -121,7 +174,7 @@ def test_every_item_direct_packs_for_the_callback():
     assert table.shape[0] > 0
 
 
-@pytest.mark.parametrize("case", ["calls_lost", "categories", "sparse", "all_direct"])
+@pytest.mark.parametrize("case", ["calls_lost", "categories", "sparse", "all_direct", "systems_sparse"])
 def test_blocks_gradient_is_the_log_density_s(case):
     dens = blocks_density(layout(case), bt.priors.get_prior("half_normal"))
     x = dens.initial_point(np.random.default_rng(3))
@@ -162,11 +215,12 @@ def test_a_design_blocks_cannot_fit_is_named_and_auto_goes_elsewhere():
 
 
 def test_auto_keeps_the_blocks_however_many_items():
-    """The blocks' cost is linear in the items: a large run whose total cost passes the marginal
-    model's cap still gets them (not the cell model, which samples every item effect).
+    """The blocks' cost is linear in the items: a large run past the marginal model's cap still
+    gets them (not the cell model, which samples every item effect), each item at the cost of
+    its cheapest form (here its 14 item-nested effects, not its 41 short cells).
     """
     from bayes_tee.likelihoods.blocks.layout import blocks_cost
-    from bayes_tee.likelihoods.registry import MAX_MARGINAL_FLOPS
+    from bayes_tee.likelihoods.registry import MAX_BLOCK_FLOPS_PER_ITEM, MAX_MARGINAL_FLOPS, marginal_cost
 
     rng = np.random.default_rng(0)
     items, prompts, judges, temps, reps = 1300, 5, 4, 4, 2
@@ -180,5 +234,8 @@ def test_auto_keeps_the_blocks_however_many_items():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bt.DesignWarning)
         d = bt.validate_design(df, **ROLES, replicate="replicate")
-    assert blocks_cost(d) > MAX_MARGINAL_FLOPS
+    assert marginal_cost(d) > MAX_MARGINAL_FLOPS
+    assert blocks_cost(d) / items < MAX_BLOCK_FLOPS_PER_ITEM / 10
+    size, form = block_sizes(d)
+    assert (form == NESTED).all() and (size == 1 + 5 + 4 + 4).all()
     assert choose_method(d) == "blocks"

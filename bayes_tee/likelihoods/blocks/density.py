@@ -55,7 +55,7 @@ from ..kernels.callbacks import BLOCKS_KINDS, callback, pack
 from ..kernels.prior import FAMILIES
 from ..levels import coords
 from .kernel import blocks_logp_grad
-from .layout import blocks_limitation, cell_types, item_blocks, type_coefficients
+from .layout import blocks_limitation, cell_types, item_blocks, type_coefficients, var_terms
 
 #: Names of the sampled shared effects' coordinates (not reported).
 SHARED = "item_free_effects__"
@@ -74,12 +74,15 @@ class BlocksDensity:
         A Gaussian design with the items as a facet.
     priors : PriorSpec
         As for the PyMC models.
+    forms : numpy.ndarray, optional
+        Each item's form (:func:`~bayes_tee.likelihoods.blocks.layout.block_sizes`) instead of
+        the cheapest; every form gives the same density.
     """
 
-    def __init__(self, design: Design, priors: PriorSpec) -> None:
+    def __init__(self, design: Design, priors: PriorSpec, forms: np.ndarray | None = None) -> None:
         self.design, self.priors = design, priors
-        self.blocks = item_blocks(design)
-        self.var_terms = [t for t in design.terms if t.kind != "fixed"]
+        self.blocks = item_blocks(design, forms)
+        self.var_terms = var_terms(design)
         fixed = [t for t in design.terms if t.kind == "fixed"]
         why = blocks_limitation(design)
         if why:

@@ -189,6 +189,12 @@ def blocks_logp_grad(
     a_n,
     c_z0,
     c_n,
+    # items integrated over their item-nested effects: each cell's column per nested term, each
+    # item's columns, their variance terms, and the cells' diagonal per unit of each variance
+    col_of,
+    col_off,
+    col_var,
+    diag_coef,
 ):  # pragma: no cover - compiled
     """Log density and its gradient at unconstrained ``x``; the model and notation are in
     :mod:`bayes_tee.likelihoods.blocks.density`.
@@ -286,7 +292,7 @@ def blocks_logp_grad(
     logp += -0.5 * n_short * (np.log(s2[rep_index]) if rep_index >= 0 else 0.0)
     s_max = 0
     for i in range(item_cat.size):
-        s_max = max(s_max, offsets[i + 1] - offsets[i])
+        s_max = max(s_max, offsets[i + 1] - offsets[i], col_off[i + 1] - col_off[i])
     A = np.zeros((s_max, s_max))
     Ainv = np.zeros((s_max, s_max))
     work = np.zeros((s_max, s_max))
@@ -302,6 +308,11 @@ def blocks_logp_grad(
     bqd = np.zeros(M)
     bcatd = np.zeros(n_cat)
     gdr = 0.0
+    # nested items: the cells' diagonal (full-cell term and the calls' noise at R calls)
+    dsum = diag_coef @ s2
+    n_nt = col_of.shape[1]
+    gnd = 0.0
+    gndr = 0.0
     cmean = np.zeros(M)  # every cell's mean, item effects aside
     for q in range(M):
         for t in range(T):
@@ -313,7 +324,66 @@ def blocks_logp_grad(
             continue
         gi = gcat[item_cat[i]] if has_cat else 0.0
         po = pat_off[i]
-        if direct[i]:
+        if direct[i] == 2:
+            # y_O ~ N(mean_O, U L U' + D): one Woodbury step over the p item-nested effects U
+            # (variances L), D the cells' diagonal; K = L^-1 + U' D^-1 U, w = U' D^-1 r
+            c0 = col_off[i]
+            p = col_off[i + 1] - c0
+            for a in range(p):
+                for b in range(a):
+                    A[a, b] = 0.0
+                A[a, a] = 1.0 / s2[col_var[c0 + a]]
+                gvec[a] = 0.0
+            ld = 0.0
+            rdr = 0.0
+            for a in range(s):
+                c = lo + a
+                r = cell_y[c] - cmean[lat_q[c]] - gi
+                dc = dsum + cell_dr[c] * rep2
+                inv = 1.0 / dc
+                ld += np.log(dc)
+                rdr += r * r * inv
+                for k in range(n_nt):
+                    jk = col_of[c, k]
+                    gvec[jk] += r * inv
+                    for h in range(k + 1):
+                        jl = col_of[c, h]
+                        if jk >= jl:
+                            A[jk, jl] += inv
+                        else:
+                            A[jl, jk] += inv
+            for a in range(p):
+                ld += np.log(s2[col_var[c0 + a]])
+            logdet, quad = _factor(A, p, gvec, bvec, work, Ainv)
+            logp += -0.5 * (ld + logdet + rdr - quad)
+            # d/d lambda_j = -(1/lambda - (K^-1_jj + b_j^2) / lambda^2) / 2; per cell, with
+            # e = r - U b: d/d d_c = -(1/d_c - (u_c' K^-1 u_c + e^2) / d_c^2) / 2, d/d mean = e / d_c
+            for a in range(p):
+                j = col_var[c0 + a]
+                lam = s2[j]
+                g_s2[j] += -0.5 * (1.0 / lam - (Ainv[a, a] + bvec[a] * bvec[a]) / (lam * lam))
+            sb = 0.0
+            for a in range(s):
+                c = lo + a
+                r = cell_y[c] - cmean[lat_q[c]] - gi
+                dc = dsum + cell_dr[c] * rep2
+                ub = 0.0
+                qv = 0.0
+                for k in range(n_nt):
+                    jk = col_of[c, k]
+                    ub += bvec[jk]
+                    for h in range(n_nt):
+                        qv += Ainv[jk, col_of[c, h]]
+                e = r - ub
+                gdc = -0.5 * (1.0 / dc - (qv + e * e) / (dc * dc))
+                gnd += gdc
+                gndr += gdc * cell_dr[c]
+                bqd[lat_q[c]] += e / dc
+                sb += e / dc
+            if has_cat:
+                bcatd[item_cat[i]] += sb
+            continue
+        if direct[i] == 1:
             # y_O ~ N(mean_O, V_OO + diag(sigma_rho^2 (1/n - 1/R))), factored as it stands
             for a in range(s):
                 c = lo + a
@@ -383,7 +453,8 @@ def blocks_logp_grad(
                 extra += bcat[c] * gcat[c]
         g_v[t] += -(bpy[t] - pcb - extra) / (v[t] * v[t])
     if rep_index >= 0:
-        g_s2[rep_index] += -gd * inv_rep2 * inv_rep2 - 0.5 * n_short * inv_rep2 + gdr
+        g_s2[rep_index] += -gd * inv_rep2 * inv_rep2 - 0.5 * n_short * inv_rep2 + gdr + gndr
+    g_s2 += gnd * diag_coef
     for r in range(M):
         t = rtype[r]
         acc = 0.0

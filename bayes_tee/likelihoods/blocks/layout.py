@@ -37,8 +37,8 @@ class ItemBlocks:
         Item ``i``'s cells in the per-cell arrays are ``offsets[i]:offsets[i + 1]``: its short
         or empty cells (the Woodbury form), or its observed cells when it is direct.
     direct : numpy.ndarray
-        Per item, whether its observed cells are fewer than its latent ones, so that their own
-        covariance is factored instead (:func:`block_sizes`).
+        Per item, whether it is factored on its observed cells (the direct or the nested form of
+        :func:`block_sizes`) instead of one Woodbury step over its latent cells.
     """
 
     replicates: int
@@ -48,34 +48,60 @@ class ItemBlocks:
     direct: np.ndarray
     arrays: dict
 
+    @property
+    def nested(self) -> np.ndarray:
+        """Per item, whether it takes the :data:`NESTED` form."""
+        return self.arrays["direct"] == NESTED
+
+
+#: Per item, how its block is factored (:func:`block_sizes`): one Woodbury step off the
+#: complete item over its short and empty cells, its observed cells' own covariance, or one
+#: Woodbury step over its item-nested random effects with its observed cells' diagonal.
+WOODBURY, DIRECT, NESTED = 0, 1, 2
+
 
 def blocks_cost(design: Design) -> float:
-    """Floating-point operations per evaluation of the ``blocks`` likelihood: the Cholesky
-    factor and inverse of each item's ``k_i x k_i`` matrix, ``sum_i (k_i^3 / 2 + 4 k_i^2)``
-    with ``k_i`` from :func:`block_sizes` (the density module's cost model).
+    """Floating-point operations per evaluation of the ``blocks`` likelihood: per item the
+    Cholesky factor and inverse of its ``k_i x k_i`` matrix, ``k_i^3 / 2 + 4 k_i^2``, plus for
+    the nested form the per-cell updates (:func:`block_sizes`).
 
     >>> import bayes_tee as bt
     >>> d = bt.validate_design(bt.datasets.load("tee_demo"), outcome="score", item="item")
     >>> blocks_cost(d)
     0.0
     """
-    s = block_sizes(design)[0].astype(float)
-    return float(np.sum(s**3 / 2 + 4 * s**2))
+    return float(_form_costs(design)[0].min(axis=0).sum())
 
 
 def block_sizes(design: Design) -> tuple[np.ndarray, np.ndarray]:
-    """Per item, the size of the matrix the likelihood factors, and whether it is the direct
-    form: ``min(s_i, o_i)`` of the latent (short or empty) cells ``s_i`` (one Woodbury step off
-    the complete item) and the observed cells ``o_i`` (the observed cells' own covariance,
-    the direct form), whichever is smaller.
+    """Per item, the size of the matrix the likelihood factors and its form.
+
+    Each item takes whichever of three forms costs least (:func:`blocks_cost`'s model):
+
+    - :data:`WOODBURY`: its latent (short or empty) cells ``s_i``, one Woodbury step off the
+      complete item;
+    - :data:`DIRECT`: its observed cells ``o_i``, their own covariance;
+    - :data:`NESTED`: the levels ``p_i`` of its item-nested random effects that its observed
+      cells touch (item, item x prompt, system x item, ...), one Woodbury step over them with
+      the observed cells' diagonal (the full-cell term and the calls' noise); ``o_i`` per-cell
+      updates of ``(number of nested terms)^2`` each.
 
     >>> import bayes_tee as bt
     >>> d = bt.validate_design(bt.datasets.load("tee_demo").iloc[1:], outcome="score", item="item",
     ...                        prompt="prompt", judge="judge", temperature="temperature",
     ...                        replicate="replicate")
-    >>> size, direct = block_sizes(d)
-    >>> int(size.max()), bool(direct.any())
-    (1, False)
+    >>> size, form = block_sizes(d)
+    >>> int(size.max()), bool((form == WOODBURY).all())
+    (1, True)
+    """
+    costs, sizes = _form_costs(design)
+    form = costs.argmin(axis=0)
+    return sizes[form, np.arange(form.size)], form
+
+
+def _form_costs(design: Design) -> tuple[np.ndarray, np.ndarray]:
+    """Per form (rows :data:`WOODBURY`, :data:`DIRECT`, :data:`NESTED`) and item, the cost of
+    one evaluation and the matrix size.
     """
     cells = design.cells
     n_items = len(design.levels["item"])
@@ -84,8 +110,45 @@ def block_sizes(design: Design) -> tuple[np.ndarray, np.ndarray]:
     full = np.bincount(item[cells["n"].to_numpy() == cells["n"].max()], minlength=n_items)
     observed = np.bincount(item, minlength=n_items)
     latent = per_item - full
-    direct = observed < latent
-    return np.where(direct, observed, latent), direct
+    terms = nested_terms(design)
+    cols = np.zeros(n_items, dtype=np.int64)
+    for _, facets in terms:
+        key = _column_key(cells, facets)
+        pairs = np.unique(np.stack([item, key]), axis=1) if item.size else np.zeros((2, 0), int)
+        cols += np.bincount(pairs[0], minlength=n_items)
+    sizes = np.stack([latent, observed, cols]).astype(np.int64)
+    k = sizes.astype(float)
+    costs = k**3 / 2 + 4 * k**2
+    nt = len(terms)
+    costs[NESTED] += observed * (nt * (nt + 1) + 2 * nt + 4)
+    costs[:, latent == 0] = 0.0  # a complete item takes the closed form, whatever its label
+    return costs, sizes
+
+
+def var_terms(design: Design) -> list:
+    """The variance terms in the order of the SDs the kernel reads (every non-fixed term)."""
+    return [t for t in design.terms if t.kind != "fixed"]
+
+
+def nested_terms(design: Design) -> list[tuple[int, list[str]]]:
+    """The item-nested random effects the :data:`NESTED` form integrates over: each term's
+    index in :func:`var_terms` and its non-item facets, for every term with the items but not
+    every facet (the full-cell term is the cells' diagonal, as is the calls' noise).
+    """
+    every = set(design.facets)
+    return [
+        (j, [f for f in t.facets if f != "item"])
+        for j, t in enumerate(var_terms(design))
+        if t.kind == "random" and "item" in t.facets and set(t.facets) != every and t.label != "category"
+    ]
+
+
+def _column_key(cells, facets: list[str]) -> np.ndarray:
+    """Each cell's level of the facets ``facets`` as one integer (0 with none)."""
+    if not facets:
+        return np.zeros(len(cells), dtype=np.int64)
+    dims = [int(cells[f].max()) + 1 for f in facets]
+    return np.ravel_multi_index(tuple(cells[f].to_numpy() for f in facets), dims).astype(np.int64)
 
 
 #: NUTS acceptance target of the ``blocks`` likelihood when every sampled (item-free) random
@@ -125,8 +188,11 @@ def cell_types(design: Design) -> tuple[list[str], list[int], np.ndarray]:
     return inner, levels, rtype
 
 
-def item_blocks(design: Design) -> ItemBlocks:
-    """Everything :func:`blocks_logp_grad` needs that does not depend on the parameters."""
+def item_blocks(design: Design, forms: np.ndarray | None = None) -> ItemBlocks:
+    """Everything :func:`blocks_logp_grad` needs that does not depend on the parameters;
+    ``forms`` sets each item's form instead of :func:`block_sizes` (for tests: every form is
+    exact, and a complete item always takes the closed form).
+    """
     if design.facets[0] != "item":
         raise ArgumentError("method='blocks' needs the items as a facet.")
     inner, levels, rtype = cell_types(design)
@@ -151,7 +217,8 @@ def item_blocks(design: Design) -> ItemBlocks:
     Z = y @ H.T  # rotated coordinates of every item
     cat = np.zeros(n_items, dtype=np.int64) if design.categories is None else np.asarray(design.item_category)
     n_cat = int(cat.max()) + 1
-    _, direct = block_sizes(design)
+    _, form = block_sizes(design) if forms is None else (None, np.asarray(forms))
+    direct = form != WOODBURY  # factored on its observed cells (the direct or nested form)
     woodbury = ~direct
     # per item its latent (short or empty) cells, or its observed cells when it is direct
     slot = np.where(direct[:, None], n_full > 0, n_full < R)
@@ -168,6 +235,9 @@ def item_blocks(design: Design) -> ItemBlocks:
     pats = []
     for k in range(n_items):
         qs = lq[offsets[k] : offsets[k + 1]]
+        if form[k] == NESTED:  # reads the nested effects' columns instead
+            pats.append(np.zeros(0, np.uint8))
+            continue
         agree = np.zeros((qs.size, qs.size), dtype=np.int64)
         for f in range(F):
             agree |= (grid[f][qs][:, None] == grid[f][qs][None, :]).astype(np.int64) << f
@@ -210,7 +280,7 @@ def item_blocks(design: Design) -> ItemBlocks:
         "n_short": float(short.sum()),
         "within_dof": float((observed - 1).sum()),
         "within_ss": float(cells["ss"].sum()),
-        "direct": direct.astype(np.int64),
+        "direct": form.astype(np.int64),
         # a direct item's observed cell means and their extra noise 1/n - 1/R (per sigma_rho^2)
         "cell_y": np.where(on_direct, y[li, lq], 0.0),
         "cell_dr": np.where(on_direct, 1.0 / np.maximum(n_lat, 1) - 1.0 / R, 0.0),
@@ -218,10 +288,56 @@ def item_blocks(design: Design) -> ItemBlocks:
         "a_n": float(share.sum()),
         "c_z0": np.bincount(cat, weights=Z[:, 0], minlength=n_cat).astype(float),
         "c_n": np.bincount(cat, weights=share, minlength=n_cat).astype(float),
+        **_nested_columns(design, form, li, lq, grid, inner, R),
     }
     n_short_all = int(((n_full > 0) & (n_full < R)).sum())
     n_empty = int((n_full == 0).sum())
     return ItemBlocks(R, n_short_all, n_empty, offsets, direct, arrays)
+
+
+def _nested_columns(design, form, li, lq, grid, inner, R) -> dict:
+    """The nested form's arrays: per slotted cell its column in each nested term
+    (``col_of``, numbered within its item), per item the range of its columns (``col_off``),
+    each column's variance term (``col_var``), and the cells' diagonal per unit of each
+    variance (``diag_coef``: 1 for the full-cell term, ``1/R`` for the calls' noise, whose
+    short-cell rest is ``cell_dr``).
+    """
+    terms = nested_terms(design)
+    vt = var_terms(design)
+    n_items = form.size
+    nested = form[li] == NESTED
+    col_of = np.zeros((li.size, len(terms)), dtype=np.int64)
+    n_cols = np.zeros(n_items, dtype=np.int64)
+    col_var = [[] for _ in range(n_items)]
+    for k, (j, facets) in enumerate(terms):
+        own = [inner.index(f) for f in facets]
+        dims = [grid.shape[1]] if not own else [int(grid[f].max()) + 1 for f in own]
+        key = np.ravel_multi_index(tuple(grid[f][lq] for f in own), dims) if own else np.zeros(li.size, int)
+        sel = np.flatnonzero(nested)
+        if sel.size:
+            pairs, local = np.unique(np.stack([li[sel], key[sel]]), axis=1, return_inverse=True)
+            first = np.searchsorted(pairs[0], pairs[0], side="left")
+            rank = np.arange(pairs.shape[1]) - first  # the column's rank among its item's
+            col_of[sel, k] = n_cols[li[sel]] + rank[local.ravel()]
+            per = np.bincount(pairs[0], minlength=n_items)
+            for i in np.flatnonzero(per):
+                col_var[i] += [j] * int(per[i])
+            n_cols += per
+    col_off = np.concatenate([[0], np.cumsum(n_cols)]).astype(np.int64)
+    diag = np.zeros(len(vt))
+    every = set(design.facets)
+    for j, t in enumerate(vt):
+        if t.kind == "residual":
+            diag[j] = 1.0 / R
+        elif set(t.facets) == every:
+            diag[j] = 1.0
+    flat = [j for cv in col_var for j in cv]
+    return {
+        "col_of": col_of,
+        "col_off": col_off,
+        "col_var": np.array(flat, dtype=np.int64),
+        "diag_coef": diag,
+    }
 
 
 def type_coefficients(design: Design, var_terms: list, replicates: int) -> tuple[np.ndarray, np.ndarray]:
