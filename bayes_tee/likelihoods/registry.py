@@ -186,6 +186,7 @@ LIKELIHOODS: dict[str, Likelihood] = {
             loglik="marginal",
             density=Lazy("blocks.density:blocks_density"),
             target_accept=Lazy("blocks.layout:blocks_target_accept"),
+            tune=Lazy("blocks.layout:blocks_tune"),
         ),
         Likelihood(
             "marginal",
