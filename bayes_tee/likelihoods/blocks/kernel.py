@@ -54,23 +54,28 @@ def _shrunk_slopes(G, x, u, e, pi, root, info, v, var):  # pragma: no cover - co
 @numba.njit(cache=True, nogil=True, fastmath=FAST)
 def _cholesky(A, s):  # pragma: no cover - compiled
     """Lower Cholesky factor of the leading ``s x s`` block of ``A`` (in place) and its log
-    determinant.
+    determinant (the pivots' product, its log taken when it leaves ``[1e-150, 1e150]``: one
+    logarithm per item instead of one per pivot).
     """
     logdet = 0.0
+    prod = 1.0
     for j in range(s):
         acc = A[j, j]
         for k in range(j):
             acc -= A[j, k] * A[j, k]
         root = np.sqrt(acc)
         A[j, j] = root
-        logdet += 2.0 * np.log(root)
+        prod *= acc
+        if not 1e-150 < prod < 1e150:  # also a non-positive or NaN pivot: its log says so
+            logdet += np.log(prod)
+            prod = 1.0
         inv = 1.0 / root
         for r in range(j + 1, s):
             acc = A[r, j]
             for k in range(j):
                 acc -= A[r, k] * A[j, k]
             A[r, j] = acc * inv
-    return logdet
+    return logdet + np.log(prod)
 
 
 @numba.njit(cache=True, nogil=True, fastmath=FAST)
