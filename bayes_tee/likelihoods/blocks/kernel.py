@@ -96,7 +96,8 @@ def _solve(L, s, g, out):  # pragma: no cover - compiled
 @numba.njit(cache=True, nogil=True, fastmath=FAST)
 def _inverse(L, s, X, out):  # pragma: no cover - compiled
     """``out = (L L')^-1 = X' X`` with ``X = L^-1`` (leading ``s x s`` blocks; ``X`` is
-    workspace), row by row so that every inner loop runs along a row.
+    workspace), row by row so that every inner loop runs along a row; its lower triangle only
+    (every reader reads ``out[a, b]`` with ``a >= b``).
     """
     for r in range(s):
         for c in range(s):
@@ -117,9 +118,6 @@ def _inverse(L, s, X, out):  # pragma: no cover - compiled
             f = X[k, a]
             for b in range(a + 1):
                 out[a, b] += f * X[k, b]
-    for a in range(s):
-        for b in range(a):
-            out[b, a] = out[a, b]
 
 
 @numba.njit(cache=True, nogil=True, fastmath=FAST)
@@ -377,8 +375,10 @@ def blocks_logp_grad(
                 for k in range(n_nt):
                     jk = col_of[c, k]
                     ub += bvec[jk]
-                    for h in range(n_nt):
-                        qv += Ainv[jk, col_of[c, h]]
+                    qv += Ainv[jk, jk]
+                    for h in range(k):  # both triangles at once: K^-1 is symmetric
+                        jl = col_of[c, h]
+                        qv += 2.0 * (Ainv[jk, jl] if jk >= jl else Ainv[jl, jk])
                 e = r - ub
                 gdc = -0.5 * (1.0 / dc - (qv + e * e) / (dc * dc))
                 gnd += gdc

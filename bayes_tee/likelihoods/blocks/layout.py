@@ -54,10 +54,14 @@ class ItemBlocks:
         return self.arrays["direct"] == NESTED
 
 
-#: Per item, how its block is factored (:func:`block_sizes`): one Woodbury step off the
-#: complete item over its short and empty cells, its observed cells' own covariance, or one
-#: Woodbury step over its item-nested random effects with its observed cells' diagonal.
-WOODBURY, DIRECT, NESTED = 0, 1, 2
+#: An item's form (:func:`block_sizes`): one Woodbury step off the complete item over its
+#: short and empty cells.
+WOODBURY = 0
+#: An item's form: its observed cells' own covariance, factored as it stands.
+DIRECT = 1
+#: An item's form: one Woodbury step over its item-nested random effects, with its observed
+#: cells' diagonal.
+NESTED = 2
 
 
 def blocks_cost(design: Design) -> float:
