@@ -193,9 +193,11 @@ def blocks_logp_grad(
     c_z0,
     c_n,
     # items integrated over their item-nested effects: each cell's column per nested term, each
-    # item's columns, their variance terms, and the cells' diagonal per unit of each variance
+    # item's columns and how many are the first term's, their variance terms, and the cells'
+    # diagonal per unit of each variance
     col_of,
     col_off,
+    col_nb,
     col_var,
     diag_coef,
 ):  # pragma: no cover - compiled
@@ -311,6 +313,12 @@ def blocks_logp_grad(
     bqd = np.zeros(M)
     bcatd = np.zeros(n_cat)
     gdr = 0.0
+    dB = np.zeros(s_max)  # nested items: the first term's diagonal block, its data, its solve
+    wB = np.zeros(s_max)
+    bB = np.zeros(s_max)
+    kbb = np.zeros(s_max)
+    Cm = np.zeros((s_max, s_max))  # the other terms against the first
+    Mm = np.zeros((s_max, s_max))
     # nested items: the cells' diagonal (full-cell term and the calls' noise at R calls)
     dsum = diag_coef @ s2
     n_nt = col_of.shape[1]
@@ -329,14 +337,23 @@ def blocks_logp_grad(
         po = pat_off[i]
         if direct[i] == 2:
             # y_O ~ N(mean_O, U L U' + D): one Woodbury step over the p item-nested effects U
-            # (variances L), D the cells' diagonal; K = L^-1 + U' D^-1 U, w = U' D^-1 r
+            # (variances L), D the cells' diagonal; K = L^-1 + U' D^-1 U, w = U' D^-1 r. The first
+            # term's nb columns form a diagonal block B of K (a cell is in one of its levels),
+            # eliminated first: S = E - C B^-1 C' on the other ne columns is what is factored
             c0 = col_off[i]
             p = col_off[i + 1] - c0
-            for a in range(p):
+            nb = col_nb[i]
+            ne = p - nb
+            for a in range(nb):
+                dB[a] = 1.0 / s2[col_var[c0 + a]]
+                wB[a] = 0.0
+            for a in range(ne):
                 for b in range(a):
                     A[a, b] = 0.0
-                A[a, a] = 1.0 / s2[col_var[c0 + a]]
+                A[a, a] = 1.0 / s2[col_var[c0 + nb + a]]
                 gvec[a] = 0.0
+                for b in range(nb):
+                    Cm[a, b] = 0.0
             ld = 0.0
             rdr = 0.0
             for a in range(s):
@@ -346,23 +363,61 @@ def blocks_logp_grad(
                 inv = 1.0 / dc
                 ld += np.log(dc)
                 rdr += r * r * inv
-                for k in range(n_nt):
-                    jk = col_of[c, k]
+                if n_nt == 0:
+                    continue
+                jb = col_of[c, 0]
+                dB[jb] += inv
+                wB[jb] += r * inv
+                for k in range(1, n_nt):
+                    jk = col_of[c, k] - nb
                     gvec[jk] += r * inv
-                    for h in range(k + 1):
-                        jl = col_of[c, h]
+                    Cm[jk, jb] += inv
+                    for h in range(1, k + 1):
+                        jl = col_of[c, h] - nb
                         if jk >= jl:
                             A[jk, jl] += inv
                         else:
                             A[jl, jk] += inv
             for a in range(p):
                 ld += np.log(s2[col_var[c0 + a]])
-            logdet, quad = _factor(A, p, gvec, bvec, work, Ainv)
-            logp += -0.5 * (ld + logdet + rdr - quad)
+            quad = 0.0
+            for b in range(nb):  # dB becomes B^-1
+                ld += np.log(dB[b])
+                dB[b] = 1.0 / dB[b]
+                quad += dB[b] * wB[b] * wB[b]
+            for a in range(ne):
+                acc = 0.0
+                for j in range(nb):
+                    acc += Cm[a, j] * dB[j] * wB[j]
+                gvec[a] -= acc
+                for b in range(a + 1):
+                    acc = 0.0
+                    for j in range(nb):
+                        acc += Cm[a, j] * dB[j] * Cm[b, j]
+                    A[a, b] -= acc
+            logdet, quad_s = _factor(A, ne, gvec, bvec, work, Ainv)  # bvec: K^-1 w on E
+            for j in range(nb):  # bB: K^-1 w on B; Mm = [K^-1]_BE = -B^-1 C' S^-1; kbb: diag [K^-1]_BB
+                acc = wB[j]
+                for a in range(ne):
+                    acc -= Cm[a, j] * bvec[a]
+                bB[j] = dB[j] * acc
+                cm = 0.0
+                for q2 in range(ne):
+                    acc = 0.0
+                    for f in range(ne):
+                        acc += Cm[f, j] * (Ainv[f, q2] if f >= q2 else Ainv[q2, f])
+                    Mm[j, q2] = -dB[j] * acc
+                    cm += Mm[j, q2] * Cm[q2, j]
+                kbb[j] = dB[j] - cm * dB[j]
+            logp += -0.5 * (ld + logdet + rdr - quad - quad_s)
             # d/d lambda_j = -(1/lambda - (K^-1_jj + b_j^2) / lambda^2) / 2; per cell, with
             # e = r - U b: d/d d_c = -(1/d_c - (u_c' K^-1 u_c + e^2) / d_c^2) / 2, d/d mean = e / d_c
-            for a in range(p):
+            for a in range(nb):
                 j = col_var[c0 + a]
+                lam = s2[j]
+                g_s2[j] += -0.5 * (1.0 / lam - (kbb[a] + bB[a] * bB[a]) / (lam * lam))
+            for a in range(ne):
+                j = col_var[c0 + nb + a]
                 lam = s2[j]
                 g_s2[j] += -0.5 * (1.0 / lam - (Ainv[a, a] + bvec[a] * bvec[a]) / (lam * lam))
             sb = 0.0
@@ -372,13 +427,17 @@ def blocks_logp_grad(
                 dc = dsum + cell_dr[c] * rep2
                 ub = 0.0
                 qv = 0.0
-                for k in range(n_nt):
-                    jk = col_of[c, k]
-                    ub += bvec[jk]
-                    qv += Ainv[jk, jk]
-                    for h in range(k):  # both triangles at once: K^-1 is symmetric
-                        jl = col_of[c, h]
-                        qv += 2.0 * (Ainv[jk, jl] if jk >= jl else Ainv[jl, jk])
+                if n_nt > 0:
+                    jb = col_of[c, 0]
+                    ub = bB[jb]
+                    qv = kbb[jb]
+                    for k in range(1, n_nt):
+                        jk = col_of[c, k] - nb
+                        ub += bvec[jk]
+                        qv += 2.0 * Mm[jb, jk] + Ainv[jk, jk]
+                        for h in range(1, k):  # both triangles at once: S^-1 is symmetric
+                            jl = col_of[c, h] - nb
+                            qv += 2.0 * (Ainv[jk, jl] if jk >= jl else Ainv[jl, jk])
                 e = r - ub
                 gdc = -0.5 * (1.0 / dc - (qv + e * e) / (dc * dc))
                 gnd += gdc

@@ -130,7 +130,10 @@ def collapsed_logp_grad(
     # adjoints: d logp = tr(P dQ) + b' dr - dq / 2 - d log|V| / 2, P = -(H^-1 + b b') / 2
     P = np.zeros((p, p))
     work = np.zeros((p, p))
-    _inverse(L, p, work, P)
+    _inverse(L, p, work, P)  # its lower triangle
+    for a in range(p):
+        for c in range(a):
+            P[c, a] = P[a, c]
     for a in range(p):
         for c in range(p):
             P[a, c] = -0.5 * (P[a, c] + b[a] * b[c])
