@@ -11,15 +11,12 @@ import numba
 import numpy as np
 
 from ..kernels import key_cache_on_sources
+from ..kernels.dense import FAST, factor
 from ..kernels.prior import finish_gradient, fixed_prior, sd_prior
 
 __all__ = ["blocks_logp_grad"]
 
 LOG_2PI = np.log(2.0 * np.pi)
-
-#: Floating-point licences for the small dense loops: reassociation lets LLVM vectorise their
-#: reductions; no assumption that values are finite (a failed factorisation stays NaN).
-FAST = {"reassoc", "contract", "arcp", "nsz"}
 
 
 @numba.njit(cache=True, nogil=True)
@@ -49,89 +46,6 @@ def _shrunk_slopes(G, x, u, e, pi, root, info, v, var):  # pragma: no cover - co
     g_v = G * (e * dw_dv - half * dpi_dv) - 0.5 * dpi_dv / pi
     g_var = G * (e * dw_dvar - half * dpi_dvar) - 0.5 * dpi_dvar / pi
     return g_v, g_var - 0.5 / var + 0.5 * x * x / (var * var)
-
-
-@numba.njit(cache=True, nogil=True, fastmath=FAST)
-def _cholesky(A, s):  # pragma: no cover - compiled
-    """Lower Cholesky factor of the leading ``s x s`` block of ``A`` (in place) and its log
-    determinant (the pivots' product, its log taken when it leaves ``[1e-150, 1e150]``: one
-    logarithm per item instead of one per pivot).
-    """
-    logdet = 0.0
-    prod = 1.0
-    for j in range(s):
-        acc = A[j, j]
-        for k in range(j):
-            acc -= A[j, k] * A[j, k]
-        root = np.sqrt(acc)
-        A[j, j] = root
-        prod *= acc
-        if not 1e-150 < prod < 1e150:  # also a non-positive or NaN pivot: its log says so
-            logdet += np.log(prod)
-            prod = 1.0
-        inv = 1.0 / root
-        for r in range(j + 1, s):
-            acc = A[r, j]
-            for k in range(j):
-                acc -= A[r, k] * A[j, k]
-            A[r, j] = acc * inv
-    return logdet + np.log(prod)
-
-
-@numba.njit(cache=True, nogil=True, fastmath=FAST)
-def _solve(L, s, g, out):  # pragma: no cover - compiled
-    """``out = (L L')^-1 g`` for the lower factor in the leading block of ``L``."""
-    for r in range(s):
-        acc = g[r]
-        for k in range(r):
-            acc -= L[r, k] * out[k]
-        out[r] = acc / L[r, r]
-    for r in range(s - 1, -1, -1):
-        acc = out[r]
-        for k in range(r + 1, s):
-            acc -= L[k, r] * out[k]
-        out[r] = acc / L[r, r]
-
-
-@numba.njit(cache=True, nogil=True, fastmath=FAST)
-def _inverse(L, s, X, out):  # pragma: no cover - compiled
-    """``out = (L L')^-1 = X' X`` with ``X = L^-1`` (leading ``s x s`` blocks; ``X`` is
-    workspace), row by row so that every inner loop runs along a row; its lower triangle only
-    (every reader reads ``out[a, b]`` with ``a >= b``).
-    """
-    for r in range(s):
-        for c in range(s):
-            X[r, c] = 0.0
-        for k in range(r):
-            f = L[r, k]
-            for c in range(k + 1):
-                X[r, c] -= f * X[k, c]
-        inv = 1.0 / L[r, r]
-        for c in range(r):
-            X[r, c] *= inv
-        X[r, r] = inv
-    for a in range(s):
-        for b in range(a + 1):
-            out[a, b] = 0.0
-    for k in range(s):
-        for a in range(k + 1):
-            f = X[k, a]
-            for b in range(a + 1):
-                out[a, b] += f * X[k, b]
-
-
-@numba.njit(cache=True, nogil=True, fastmath=FAST)
-def _factor(A, s, g, b, work, Ainv):  # pragma: no cover - compiled
-    """Factor the leading ``s x s`` block of ``A`` in place: ``b = A^-1 g``, ``Ainv = A^-1``;
-    returns ``log det A`` and ``g' A^-1 g``.
-    """
-    logdet = _cholesky(A, s)
-    _solve(A, s, g, b)
-    quad = 0.0
-    for a in range(s):
-        quad += g[a] * b[a]
-    _inverse(A, s, work, Ainv)
-    return logdet, quad
 
 
 @numba.njit(cache=True, nogil=True, fastmath=FAST)
@@ -395,7 +309,7 @@ def blocks_logp_grad(
                     for j in range(nb):
                         acc += Cm[a, j] * dB[j] * Cm[b, j]
                     A[a, b] -= acc
-            logdet, quad_s = _factor(A, ne, gvec, bvec, work, Ainv)  # bvec: K^-1 w on E
+            logdet, quad_s = factor(A, ne, gvec, bvec, work, Ainv)  # bvec: K^-1 w on E
             for j in range(nb):  # bB: K^-1 w on B; Mm = [K^-1]_BE = -B^-1 C' S^-1; kbb: diag [K^-1]_BB
                 acc = wB[j]
                 for a in range(ne):
@@ -455,7 +369,7 @@ def blocks_logp_grad(
                 for b in range(a + 1):
                     A[a, b] = vtab[pats[po + a * s + b]]
                 A[a, a] += cell_dr[c] * rep2
-            logdet, quad = _factor(A, s, gvec, bvec, work, Ainv)
+            logdet, quad = factor(A, s, gvec, bvec, work, Ainv)
             logp += -0.5 * (logdet + quad)
             # d/dS = -(S^-1 - b b') / 2, by the pattern of each entry; d/d mean = b
             sb = 0.0
@@ -482,7 +396,7 @@ def blocks_logp_grad(
             for b in range(a + 1):
                 A[a, b] = table[pats[po + a * s + b]]
             A[a, a] += lat_d0[c] * inv_rep2
-        logdet, quad = _factor(A, s, gvec, bvec, work, Ainv)
+        logdet, quad = factor(A, s, gvec, bvec, work, Ainv)
         logp += -0.5 * (logdet - quad)
         # d/dM = -(M^-1 + b b') / 2, by the pattern of each entry; d/d g = b
         sb = 0.0

@@ -12,8 +12,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..blocks.kernel import _cholesky, _inverse, _solve
 from ..kernels import key_cache_on_sources
+from ..kernels.dense import cholesky, inverse, solve
 from ..kernels.prior import sd_prior
 
 __all__ = ["collapsed_coefficients", "collapsed_logp_grad", "collapsed_system"]
@@ -74,9 +74,9 @@ def collapsed_system(
                     q -= c * TT[k, g * G + h]
     for a in range(p):
         H[a, a] += prec0[a]
-    logdet_h = _cholesky(H, p)
+    logdet_h = cholesky(H, p)
     b = np.zeros(p)
-    _solve(H, p, r, b)
+    solve(H, p, r, b)
     return H, logdet_h, r, b, q, logdet_v, w, lam, kappa
 
 
@@ -130,7 +130,7 @@ def collapsed_logp_grad(
     # adjoints: d logp = tr(P dQ) + b' dr - dq / 2 - d log|V| / 2, P = -(H^-1 + b b') / 2
     P = np.zeros((p, p))
     work = np.zeros((p, p))
-    _inverse(L, p, work, P)  # its lower triangle
+    inverse(L, p, work, P)  # its lower triangle
     for a in range(p):
         for c in range(a):
             P[c, a] = P[a, c]

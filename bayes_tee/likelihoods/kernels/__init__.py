@@ -3,7 +3,8 @@
 :mod:`~bayes_tee.likelihoods.logit_glmm.kernel` (the logit GLMM),
 :mod:`~bayes_tee.likelihoods.blocks.kernel`, :mod:`~bayes_tee.likelihoods.collapsed.kernel`,
 :mod:`~bayes_tee.likelihoods.ordinal.kernel`; here
-``prior`` (the SD priors they call), ``callbacks`` (the C callbacks nutpie calls) and the
+``prior`` (the SD priors they call), ``dense`` (small Cholesky factors and inverses),
+``callbacks`` (the C callbacks nutpie calls) and the
 cache key over all of their sources. Each is checked against its PyMC reference in the tests.
 """
 
