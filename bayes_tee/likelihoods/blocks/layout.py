@@ -188,8 +188,13 @@ def blocks_target_accept(design: Design) -> float | None:
     >>> blocks_target_accept(d) is None  # 3 prompts
     True
     """
+    return LONG_STEP_ACCEPT if _many_shared_levels(design) else None
+
+
+def _many_shared_levels(design: Design) -> bool:
+    """Whether every item-free random term has at least :data:`FEW_LEVELS` levels."""
     fewest = fewest_shared_levels(design)
-    return LONG_STEP_ACCEPT if fewest is None or fewest >= FEW_LEVELS else None
+    return fewest is None or fewest >= FEW_LEVELS
 
 
 #: Warm-up draws per chain of the ``blocks`` likelihood when every item-free random term has at
@@ -206,13 +211,10 @@ def blocks_tune(design: Design) -> int | None:
     levels, else ``None`` (the family's default).
 
     >>> import bayes_tee as bt
-    >>> d = bt.validate_design(bt.datasets.load("tee_demo"), outcome="score", item="item",
-    ...                        prompt="prompt")
-    >>> blocks_tune(d) is None  # 3 prompts
-    True
+    >>> blocks_tune(bt.validate_design(bt.datasets.load("tee_demo"), outcome="score", item="item"))
+    300
     """
-    fewest = fewest_shared_levels(design)
-    return SHORT_TUNE if fewest is None or fewest >= FEW_LEVELS else None
+    return SHORT_TUNE if _many_shared_levels(design) else None
 
 
 def cell_types(design: Design) -> tuple[list[str], list[int], np.ndarray]:
