@@ -239,3 +239,28 @@ def test_auto_keeps_the_blocks_however_many_items():
     size, form = block_sizes(d)
     assert (form == NESTED).all() and (size == 1 + 5 + 4 + 4).all()
     assert choose_method(d) == "blocks"
+
+
+def test_many_level_shared_terms_take_the_short_warm_up_and_few_keep_the_default():
+    """Every item-free SD with 4+ levels: 300 warm-up draws and the 0.8 target (the shared effects
+    are sampled around their conditional posterior); 3 prompts keep the family's defaults.
+    """
+    from bayes_tee.likelihoods import LIKELIHOODS
+    from bayes_tee.tee.fit import sampler_settings
+
+    lk = LIKELIHOODS["blocks"]
+    few = layout("calls_lost")  # 3 prompts, fixed judges and temperatures
+    df = bt.simulate.tee_dgp(
+        n_items=12, n_prompts=5, n_judges=2, n_temperatures=2, n_replicates=2, random_seed=1
+    )
+    df = df.drop(index=df.index[::17])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bt.DesignWarning)
+        many = bt.validate_design(df, **ROLES, replicate="replicate")
+    assert choose_method(many) == "blocks"
+    assert lk.tune(few) is None and lk.target_accept(few) is None
+    assert lk.tune(many) == 300 and lk.target_accept(many) == 0.8
+    family = bt.families.get_family("gaussian")
+    s = sampler_settings(family, likelihood_tune=lk.tune(many), likelihood_accept=lk.target_accept(many))
+    assert s.tune == 300 and s.target_accept == 0.8
+    assert sampler_settings(family, likelihood_tune=lk.tune(few), tune=None).tune == 1000
