@@ -231,6 +231,8 @@ def blocks_logp_grad(
     wB = np.zeros(s_max)
     bB = np.zeros(s_max)
     kbb = np.zeros(s_max)
+    rbuf = np.zeros(s_max)  # a nested item's cells: residual and variance, for the second pass
+    dbuf = np.zeros(s_max)
     Cm = np.zeros((s_max, s_max))  # the other terms against the first
     Mm = np.zeros((s_max, s_max))
     # nested items: the cells' diagonal (full-cell term and the calls' noise at R calls)
@@ -274,6 +276,8 @@ def blocks_logp_grad(
                 c = lo + a
                 r = cell_y[c] - cmean[lat_q[c]] - gi
                 dc = dsum + cell_dr[c] * rep2
+                rbuf[a] = r
+                dbuf[a] = dc
                 inv = 1.0 / dc
                 ld += np.log(dc)
                 rdr += r * r * inv
@@ -337,8 +341,8 @@ def blocks_logp_grad(
             sb = 0.0
             for a in range(s):
                 c = lo + a
-                r = cell_y[c] - cmean[lat_q[c]] - gi
-                dc = dsum + cell_dr[c] * rep2
+                r = rbuf[a]
+                dc = dbuf[a]
                 ub = 0.0
                 qv = 0.0
                 if n_nt > 0:

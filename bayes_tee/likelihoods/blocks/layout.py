@@ -48,11 +48,6 @@ class ItemBlocks:
     direct: np.ndarray
     arrays: dict
 
-    @property
-    def nested(self) -> np.ndarray:
-        """Per item, whether it takes the :data:`NESTED` form."""
-        return self.arrays["direct"] == NESTED
-
 
 #: An item's form (:func:`block_sizes`): one Woodbury step off the complete item over its
 #: short and empty cells.
@@ -115,14 +110,12 @@ def _form_costs(design: Design) -> tuple[np.ndarray, np.ndarray]:
     observed = np.bincount(item, minlength=n_items)
     latent = per_item - full
     terms = nested_terms(design)
-    cols = np.zeros(n_items, dtype=np.int64)
-    first = np.zeros(n_items)  # the first term's columns, eliminated as a diagonal block
+    per_term = np.zeros((len(terms) or 1, n_items), dtype=np.int64)
     for k, (_, facets) in enumerate(terms):
-        key = _column_key(cells, facets)
-        pairs = np.unique(np.stack([item, key]), axis=1) if item.size else np.zeros((2, 0), int)
-        per = np.bincount(pairs[0], minlength=n_items)
-        cols += per
-        first = per.astype(float) if k == 0 else first
+        key = _column_key([cells[f].to_numpy() for f in facets], len(cells))
+        per_term[k] = _item_columns(item, key, n_items)[1]
+    cols = per_term.sum(axis=0)
+    first = per_term[0].astype(float)  # the first term's columns, eliminated as a diagonal block
     sizes = np.stack([latent, observed, cols]).astype(np.int64)
     k = sizes.astype(float)
     costs = k**3 / 2 + 4 * k**2
@@ -160,12 +153,25 @@ def nested_terms(design: Design) -> list[tuple[int, list[str]]]:
     return [terms[k] for k in sorted(range(len(terms)), key=lambda k: -width[k])]
 
 
-def _column_key(cells, facets: list[str]) -> np.ndarray:
-    """Each cell's level of the facets ``facets`` as one integer (0 with none)."""
-    if not facets:
-        return np.zeros(len(cells), dtype=np.int64)
-    dims = [int(cells[f].max()) + 1 for f in facets]
-    return np.ravel_multi_index(tuple(cells[f].to_numpy() for f in facets), dims).astype(np.int64)
+def _column_key(levels: list[np.ndarray], n: int) -> np.ndarray:
+    """Each of ``n`` rows' levels of some facets (one array per facet) as one integer (0 with
+    none): a nested term's level within its item.
+    """
+    if not levels or not n:
+        return np.zeros(n, dtype=np.int64)
+    dims = [int(v.max()) + 1 for v in levels]
+    return np.ravel_multi_index(tuple(levels), dims).astype(np.int64)
+
+
+def _item_columns(item: np.ndarray, key: np.ndarray, n_items: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's column among its item's (the rank of its ``key`` there) and each item's number
+    of columns (its distinct keys).
+    """
+    if not item.size:
+        return np.zeros(0, dtype=np.int64), np.zeros(n_items, dtype=np.int64)
+    pairs, local = np.unique(np.stack([item, key]), axis=1, return_inverse=True)
+    rank = np.arange(pairs.shape[1]) - np.searchsorted(pairs[0], pairs[0])
+    return rank[local.ravel()], np.bincount(pairs[0], minlength=n_items)
 
 
 #: NUTS acceptance target of the ``blocks`` likelihood when every sampled (item-free) random
@@ -259,7 +265,7 @@ def item_blocks(design: Design, forms: np.ndarray | None = None) -> ItemBlocks:
     Z = y @ H.T  # rotated coordinates of every item
     cat = np.zeros(n_items, dtype=np.int64) if design.categories is None else np.asarray(design.item_category)
     n_cat = int(cat.max()) + 1
-    _, form = block_sizes(design) if forms is None else (None, np.asarray(forms))
+    form = block_sizes(design)[1] if forms is None else np.asarray(forms)
     direct = form != WOODBURY  # factored on its observed cells (the direct or nested form)
     woodbury = ~direct
     # per item its latent (short or empty) cells, or its observed cells when it is direct
@@ -346,29 +352,18 @@ def _nested_columns(design, form, li, lq, grid, inner, R) -> dict:
     """
     terms = nested_terms(design)
     vt = var_terms(design)
-    n_items = form.size
-    nested = form[li] == NESTED
-    col_of = np.zeros((li.size, len(terms)), dtype=np.int64)
-    n_cols = np.zeros(n_items, dtype=np.int64)
-    col_nb = np.zeros(n_items, dtype=np.int64)
-    col_var = [[] for _ in range(n_items)]
-    for k, (j, facets) in enumerate(terms):
-        own = [inner.index(f) for f in facets]
-        dims = [grid.shape[1]] if not own else [int(grid[f].max()) + 1 for f in own]
-        key = np.ravel_multi_index(tuple(grid[f][lq] for f in own), dims) if own else np.zeros(li.size, int)
-        sel = np.flatnonzero(nested)
-        if sel.size:
-            pairs, local = np.unique(np.stack([li[sel], key[sel]]), axis=1, return_inverse=True)
-            first = np.searchsorted(pairs[0], pairs[0], side="left")
-            rank = np.arange(pairs.shape[1]) - first  # the column's rank among its item's
-            col_of[sel, k] = n_cols[li[sel]] + rank[local.ravel()]
-            per = np.bincount(pairs[0], minlength=n_items)
-            for i in np.flatnonzero(per):
-                col_var[i] += [j] * int(per[i])
-            n_cols += per
-        if k == 0:
-            col_nb = n_cols.copy()
-    col_off = np.concatenate([[0], np.cumsum(n_cols)]).astype(np.int64)
+    n_items, nt = form.size, len(terms)
+    sel = np.flatnonzero(form[li] == NESTED)
+    col_of = np.zeros((li.size, nt), dtype=np.int64)
+    counts = np.zeros((n_items, nt), dtype=np.int64)  # per item, each term's columns
+    for k, (_, facets) in enumerate(terms):
+        key = _column_key([grid[inner.index(f)][lq[sel]] for f in facets], sel.size)
+        rank, counts[:, k] = _item_columns(li[sel], key, n_items)
+        col_of[sel, k] = counts[:, :k].sum(axis=1)[li[sel]] + rank  # after the earlier terms'
+    col_off = np.concatenate([[0], np.cumsum(counts.sum(axis=1))]).astype(np.int64)
+    col_nb = counts[:, 0].copy() if nt else np.zeros(n_items, dtype=np.int64)
+    # each column's variance term: per item, each term's index as many times as its columns
+    col_var = np.repeat(np.tile(np.array([j for j, _ in terms], dtype=np.int64), n_items), counts.ravel())
     diag = np.zeros(len(vt))
     every = set(design.facets)
     for j, t in enumerate(vt):
@@ -376,12 +371,11 @@ def _nested_columns(design, form, li, lq, grid, inner, R) -> dict:
             diag[j] = 1.0 / R
         elif set(t.facets) == every:
             diag[j] = 1.0
-    flat = [j for cv in col_var for j in cv]
     return {
         "col_of": col_of,
         "col_off": col_off,
         "col_nb": col_nb,
-        "col_var": np.array(flat, dtype=np.int64),
+        "col_var": col_var,
         "diag_coef": diag,
     }
 
