@@ -69,6 +69,15 @@ def density_logp(density: Density, x: np.ndarray) -> tuple[float, np.ndarray]:
     return float(value), np.ascontiguousarray(grad, dtype=np.float64)
 
 
+def reported_point(density: Density, x: np.ndarray) -> np.ndarray:
+    """``x`` (one point or rows) in the coordinates its draws are reported in: the density's
+    ``report`` where it samples other coordinates than it reports (the GLMMs' crossed terms,
+    :mod:`~bayes_tee.likelihoods.logit_glmm.crossed_kernel`), ``x`` itself otherwise.
+    """
+    report = getattr(density, "report", None)
+    return x if report is None else report(x)
+
+
 def compile_density(density: Density):
     """Wrap a NumPy :class:`~bayes_tee._core.density.Density` for nutpie: nothing to compile.
 
@@ -89,7 +98,7 @@ def compile_density(density: Density):
 
     def make_expand(seed1, seed2, chain):
         def expand(x, **data):
-            x = np.asarray(x, dtype=float64)
+            x = reported_point(density, np.asarray(x, dtype=float64))
             return {**layout.expand(x), **density.derive(x)} if derived else layout.expand(x)
 
         return expand
@@ -153,6 +162,7 @@ def expand_draws(idata: xr.DataTree, density: Density) -> xr.DataTree:
     raw = idata["posterior"][RAW]
     x = np.ascontiguousarray(raw.transpose("chain", "draw", RAW_DIM).to_numpy(), dtype=np.float64)
     chain, draw = x.shape[:2]
+    x = reported_point(density, x.reshape(chain * draw, -1)).reshape(x.shape)
     values = density.layout.expand(x)
     derived = getattr(density, "derived", [])
     if derived:  # every draw in one compiled loop: a density with a callback has derive_draws

@@ -109,10 +109,12 @@ class Likelihood:
 #: The version of the GLMMs' sampled coordinates, recorded in every fit's ``info`` (as
 #: ``glmm_coordinates``): 2 since every non-centred level is adapted to its data
 #: (:func:`~.glmm_layout.level_adaptation`), 3 since no level is centred outright and each adapted
-#: level sits around its rough total relative to its sampled mean. A fit's random effects are read
-#: back from its draws through these coordinates, so effects saved under another version are
-#: refused.
-GLMM_COORDINATES = 3
+#: level sits around its rough total relative to its sampled mean, 4 since every few-level two-way
+#: term that completely crosses two free main effects is centred on them, whatever its data, and
+#: sampled with them in :mod:`~.logit_glmm.crossed_kernel`'s coordinates (its main effects' own
+#: adaptation off). A fit's random effects are read back from its draws through these
+#: coordinates, so effects saved under another version are refused.
+GLMM_COORDINATES = 4
 
 
 @dataclass(frozen=True)

@@ -88,14 +88,14 @@ def test_a_point_without_mass_is_rejected_not_fatal():
 
 def test_pack_refuses_arguments_the_callback_would_misread():
     dens = _densities()["ordinal"]
-    table, keep = pack(dens._args, ORDINAL_KINDS)
+    table, keep = pack(dens._args + dens._crossed, ORDINAL_KINDS)
     assert table.shape == (len(ORDINAL_KINDS), 4) and len(keep) == len(ORDINAL_KINDS)
-    wrong = list(dens._args)
+    wrong = list(dens._args + dens._crossed)
     wrong[0] = wrong[0].astype(np.int32)
     with pytest.raises(TypeError, match="argument 0"):
         pack(tuple(wrong), ORDINAL_KINDS)
     with pytest.raises(TypeError, match="kinds"):
-        pack(dens._args[:-1], ORDINAL_KINDS)
+        pack(dens._args, ORDINAL_KINDS)
     assert callback("ordinal") is callback("ordinal")  # compiled once per process
 
 

@@ -17,6 +17,7 @@ from scipy.optimize import minimize_scalar
 from scipy.special import expit, gammaln
 
 import bayes_tee as bt
+from bayes_tee.likelihoods.logit_glmm.crossed_kernel import N_INT, crossed_forward
 from bayes_tee.likelihoods.logit_glmm.density import BinomialDensity
 from bayes_tee.likelihoods.logit_glmm.model import binomial_model, fixed_through_terms, glmm_terms
 from bayes_tee.likelihoods.logit_glmm.quadrature import NODES, cell_marginal
@@ -200,14 +201,26 @@ def test_the_numba_density_is_the_pymc_model(layout, quadrature):
     for _ in range(3):
         x = dens.initial_point(rng)
         value, grad = dens.logp_grad(x)
-        ref, ref_grad = fn(np.concatenate([x[dens.layout.slices[nm]] for nm in names]))
-        assert value == pytest.approx(ref, rel=1e-9)
-        mine = np.concatenate([grad[dens.layout.slices[nm]] for nm in names])
-        np.testing.assert_allclose(mine, ref_grad, rtol=1e-7, atol=1e-7 * np.abs(ref_grad).max())
-    # finite differences of the density's own value
+        # the model at the point the kernel reads (a crossed term's totals and main effects),
+        # plus the map's log Jacobian (crossed_kernel)
+        mapped, log_jac = crossed_forward(x, *dens._crossed)
+        ref, ref_grad = fn(np.concatenate([mapped[dens.layout.slices[nm]] for nm in names]))
+        assert value == pytest.approx(ref + log_jac, rel=1e-9)
+        if log_jac == 0.0:  # the same coordinates: the same gradient
+            mine = np.concatenate([grad[dens.layout.slices[nm]] for nm in names])
+            np.testing.assert_allclose(mine, ref_grad, rtol=1e-7, atol=1e-7 * np.abs(ref_grad).max())
+    # finite differences of the density's own value: the SDs, a crossed term's coordinates and
+    # its main effects' (the map's gradient), and 12 more at random
     x = dens.initial_point(rng)
     _, grad = dens.logp_grad(x)
-    for j in rng.choice(x.size, 12, replace=False):
+    c_int = dens._crossed[0].reshape(-1, N_INT)
+    mapped = [
+        np.arange(o, o + n)
+        for row in c_int
+        for o, n in ((row[0], row[1]), (row[3], row[4] - 1), (row[6], row[7] - 1))
+    ]
+    sds = np.arange(len(dens.var_terms))
+    for j in np.unique(np.concatenate([sds, *mapped, rng.choice(x.size, 12, replace=False)])):
         e = np.zeros_like(x)
         e[j] = 1e-6
         fd = (dens.logp_grad(x + e)[0] - dens.logp_grad(x - e)[0]) / 2e-6
@@ -215,19 +228,20 @@ def test_the_numba_density_is_the_pymc_model(layout, quadrature):
 
 
 def test_levels_are_adapted_to_their_data_and_boundary_levels_plainly_non_centred():
-    """No level is centred outright: levels seen with both outcomes get adapted coordinates,
-    levels at a boundary (all successes) plainly non-centred ones, few-level terms are swept into
-    the intercept, all alike, and the cell effect is non-centred throughout.
+    """No level is centred outright (a few-level interaction crossed on its main effects holds
+    their totals, sampled in crossed_kernel's coordinates): levels seen with both outcomes get
+    adapted coordinates, levels at a boundary (all successes) plainly non-centred ones, few-level
+    terms are swept into the intercept, all alike, and the cell effect is non-centred throughout.
     """
     d = _design(_binary(5))
     k = np.round(d.cells["mean"] * d.cells["n"]).to_numpy()
     for g in glmm_terms(d):
-        assert not g.centred.any()
+        assert not g.centred.any() or (g.crossed and g.centred.all())
         if g.term.label == "cell":
             assert g.level_info is None
             continue
         if g.swept:
-            assert len(g.labels) <= 30 and not g.crossed and g.level_info is None
+            assert len(g.labels) <= 30 and g.level_info is None
             continue
         k_l = np.bincount(g.cell_level, k, minlength=len(g.labels))
         n_l = np.bincount(g.cell_level, d.cells["n"].to_numpy(), minlength=len(g.labels))
@@ -304,9 +318,10 @@ def test_an_item_reached_through_its_judges_counts_their_spread():
     assert np.all(item.level_info[adapted] < calls[adapted])
 
 
-def test_a_pinned_few_level_interaction_is_centred_on_its_main_effects():
-    """Prompt x judge with every level pinned by its data is centred on the judge's fixed effect
-    plus the prompt's; a weak one (the other layouts) stays non-centred around zero.
+def test_a_few_level_interaction_is_centred_on_its_main_effects_where_it_crosses_them():
+    """Prompt x judge is centred on the judge's fixed effect plus the prompt's, whatever its data
+    (crossed_kernel samples it where the main effects integrate out); with a prompt x judge pair
+    never called the crossing is incomplete and it stays non-centred around zero.
     """
     d = _design(_crossed())
     terms = glmm_terms(d)
@@ -320,8 +335,10 @@ def test_a_pinned_few_level_interaction_is_centred_on_its_main_effects():
     cells = d.cells
     np.testing.assert_array_equal(kinds["random"][1][pj.cell_level], cells["prompt"].to_numpy())
     np.testing.assert_array_equal(kinds["fixed"][1][pj.cell_level], cells["judge"].to_numpy())
-    weak = glmm_terms(_design(_binary(5)))
-    assert not any(g.crossed for g in weak)
+    assert any(g.crossed for g in glmm_terms(_design(_binary(5))))  # weakly informed: crossed too
+    df = _crossed()
+    gap = (df["prompt"] == df["prompt"].iloc[0]) & (df["judge"] == df["judge"].iloc[0])
+    assert not any(g.crossed for g in glmm_terms(_design(df[~gap])))
 
 
 def test_the_cell_effect_is_never_centred():

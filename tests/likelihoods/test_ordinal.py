@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 import bayes_tee as bt
+from bayes_tee.likelihoods.logit_glmm.crossed_kernel import N_INT, crossed_forward
 
 
 def likert(
@@ -71,6 +72,33 @@ def test_ordinal_density_equals_the_pymc_model(family, thresholds, drop, spread,
     df, _ = likert(n_items=10, K=4, drop=drop, judge_cuts=True)
     d = design(df, family=family, thresholds=thresholds, spread=spread)
     same_density(d, family, n_points=2)
+
+
+@pytest.mark.parametrize("judge_effect", ["fixed", "random"])
+def test_a_crossed_interaction_samples_its_totals_and_main_effects_given_them(judge_effect, same_density):
+    """Prompt x judge crosses the prompts and the judges (fixed or random): the density samples
+    crossed_kernel's coordinates, which are the PyMC model's at the mapped point with the map's
+    Jacobian, and reports the model's own (the judges' effects, the totals).
+    """
+    df, _ = likert(n_items=10, K=4, drop=0.1)
+    d = design(df, family="ordinal", judge_effect=judge_effect)
+    dens = bt.likelihoods.LIKELIHOODS["ordinal"].density(d, bt.priors.get_prior())
+    pj = next(g for g in dens.terms if g.term.label == "prompt:judge")
+    assert {kind for kind, _, _ in pj.crossed} == (
+        {"fixed", "random"} if judge_effect == "fixed" else {"random"}
+    )
+    assert len(dens._crossed[0]) == N_INT
+    same_density(d, "ordinal", n_points=2)
+    # reported draws: every row mapped as one point is, and only the crossed term's coordinates
+    # and its main effects' move
+    rng = np.random.default_rng(1)
+    X = np.stack([dens.initial_point(rng) for _ in range(3)])
+    mapped = dens.report(X)
+    np.testing.assert_array_equal(mapped[1], crossed_forward(X[1], *dens._crossed)[0])
+    o, L, _, oa, La, _, ob, Lb = dens._crossed[0][:8]
+    moved = np.zeros(X.shape[1], dtype=bool)
+    moved[o + 1 : o + L] = moved[oa : oa + La - 1] = moved[ob : ob + Lb - 1] = True
+    assert np.all(mapped[:, ~moved] == X[:, ~moved]) and np.all(mapped[:, moved] != X[:, moved])
 
 
 def test_ordinal_gradient_matches_finite_differences():

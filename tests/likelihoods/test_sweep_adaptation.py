@@ -13,7 +13,7 @@ import pytest
 
 import bayes_tee as bt
 from bayes_tee._core.density import zerosum_basis
-from bayes_tee.likelihoods.logit_glmm.layout import _interaction_part, glmm_terms
+from bayes_tee.likelihoods.logit_glmm.layout import _interaction_part, crossing_basis, glmm_terms
 
 ROLES = dict(outcome="score", item="item", prompt="prompt", judge="judge", replicate="replicate")
 COMPONENTS = {
@@ -43,9 +43,14 @@ def _binary(n_items: int, n_prompts: int, prompt_sd: float, seed: int, base: flo
     )
 
 
-def _terms(df):
-    d = bt.validate_design(df, **ROLES, family="binomial")
+def _terms(df, roles=ROLES):
+    d = bt.validate_design(df, **roles, family="binomial")
     return {g.term.label: g for g in glmm_terms(d)}
+
+
+#: Without the judges: the prompts are a swept main effect no interaction is crossed on (with
+#: them, prompt x judge is, and the prompts' coordinates are crossed_kernel's).
+NO_JUDGES = {k: v for k, v in ROLES.items() if k not in ("judge", "replicate")}
 
 
 def _known_prompts(n_items: int, prompts: np.ndarray, seed: int) -> pd.DataFrame:
@@ -76,15 +81,22 @@ def _known_prompts(n_items: int, prompts: np.ndarray, seed: int) -> pd.DataFrame
 def test_adapted_coordinates_find_the_prompt_effects_and_strip_interactions_of_their_margins():
     prompts = np.array([-1.0, -0.2, 0.4, 0.8])
     df = _known_prompts(400, prompts, seed=3)
-    terms = _terms(df)
-    g = terms["prompt"]
+    g = _terms(df, NO_JUDGES)["prompt"]
     assert g.swept and not g.centred[0] and g.info > 20  # 6,000 calls a prompt
     # the data's coordinates, mapped back to levels, are the prompt effects (attenuation undone)
     levels = zerosum_basis(4) @ g.v_hat
     np.testing.assert_allclose(levels, prompts - prompts.mean(), atol=0.15)
-    # no prompt x judge interaction in these data: its coordinates are only noise
-    assert np.abs(terms["prompt:judge"].v_hat).max() < 0.3
+    # with the judges, prompt x judge is crossed on both: its coordinates are the levels' totals,
+    # whose prompt margins are the prompt effects and whose interaction part is only noise here
+    terms = _terms(df)
     pj = terms["prompt:judge"]
+    assert pj.crossed and terms["prompt"].info == 0.0
+    R = crossing_basis(pj, tuple(len(terms[f].labels) if f in terms else 3 for f in pj.term.facets))
+    rotated = R.T @ pj.v_hat
+    first = pj.term.facets.index("prompt") * 2  # the prompt margins' columns: 3 first, or after the judges' 2
+    margins = zerosum_basis(4) @ rotated[first : first + 3] / np.sqrt(3)
+    np.testing.assert_allclose(margins, prompts - prompts.mean(), atol=0.15)
+    assert np.abs(rotated[5:]).max() < 0.3
     # an additive 2 x 2 table has no interaction part; a pure interaction keeps all of it
     additive = np.add.outer(np.arange(4.0), np.arange(3.0)).ravel()
     codes = {"prompt": np.repeat(np.arange(4), 3), "judge": np.tile(np.arange(3), 4)}
@@ -96,13 +108,13 @@ def test_adapted_coordinates_find_the_prompt_effects_and_strip_interactions_of_t
 
 def test_levels_seen_one_sided_leave_the_mean_precision_and_a_majority_turns_it_off():
     df = _binary(60, 3, 0.3, seed=4)
-    both = _terms(df)["prompt"].info
+    both = _terms(df, NO_JUDGES)["prompt"].info
     first, second = df["prompt"].unique()[:2]
     df.loc[df["prompt"] == first, "score"] = 1  # every call of one prompt a success
-    g = _terms(df)["prompt"]
+    g = _terms(df, NO_JUDGES)["prompt"]
     assert g.swept and 0 < g.info and g.info != both  # the two other prompts' precision
     df.loc[df["prompt"] == second, "score"] = 0  # and every call of another a failure
-    assert _terms(df)["prompt"].info == 0.0  # two of three one-sided: plain non-centring
+    assert _terms(df, NO_JUDGES)["prompt"].info == 0.0  # two of three one-sided: plain non-centring
 
 
 @pytest.mark.slow

@@ -33,6 +33,7 @@ from numba.extending import intrinsic
 
 from ..blocks.kernel import blocks_logp_grad
 from ..collapsed.kernel import collapsed_logp_grad
+from ..logit_glmm.crossed_kernel import crossed_backward, crossed_forward
 from ..logit_glmm.kernel import binomial_logp_grad
 from ..ordinal.kernel import ordinal_logp_grad
 from ..strata.kernel import strata_logp_grad
@@ -63,17 +64,19 @@ _NUMBA_KINDS = {
 _DTYPES = {"f": np.float64, "i": np.int64, "b": np.bool_, "u": np.uint8}
 
 #: The kinds of :func:`~bayes_tee.likelihoods.ordinal.kernel.ordinal_logp_grad`'s arguments
-#: after ``x``, in order (the readers in ``_ordinal_logp`` follow it).
+#: after ``x``, in order (the readers in ``_ordinal_logp`` follow it), then the crossed terms'
+#: two arrays (:mod:`~bayes_tee.likelihoods.logit_glmm.crossed_kernel`) the callback maps ``x``
+#: through.
 ORDINAL_KINDS = (
     "i1", "f1", "f1", "f1", "f0", "f0", "b0", "i1", "i1", "f1", "i1", "f1",
     "i1", "i1", "i1", "b1", "i1", "i1", "i1", "b1", "f1", "i1", "i1", "i1", "i1",
-    "i2", "f2", "i1", "i0", "i0", "f0", "f0", "i0", "i0", "f2", "i1", "f0",
+    "i2", "f2", "i1", "i0", "i0", "f0", "f0", "i0", "i0", "f2", "i1", "f0", "i1", "f1",
 )  # fmt: skip
 #: The same for :func:`~bayes_tee.likelihoods.logit_glmm.kernel.binomial_logp_grad`.
 BINOMIAL_KINDS = (
     "i1", "f1", "f1", "f1", "f0", "f0", "b0", "i1", "i1", "f1", "i1", "f1",
     "i1", "i1", "i1", "b1", "i1", "i1", "i1", "b1", "f1", "i1", "i1", "i1", "i1",
-    "i2", "f1", "f1", "f1", "i0", "f1", "f1",
+    "i2", "f1", "f1", "f1", "i0", "f1", "f1", "i1", "f1",
 )  # fmt: skip
 
 #: The same for :func:`~bayes_tee.likelihoods.blocks.kernel.blocks_logp_grad`, then the two the
@@ -213,7 +216,10 @@ def _ordinal_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
     try:
         tail = (_f2(t, 26), _i1(t, 27), _i0(t, 28), _i0(t, 29), _f0(t, 30), _f0(t, 31), _i0(t, 32),
                 _i0(t, 33), _f2(t, 34), _i1(t, 35), _f0(t, 36))  # fmt: skip
-        value, grad = ordinal_logp_grad(*(_latent(x, t) + tail))
+        c_int, c_flt = _i1(t, 37), _f1(t, 38)
+        mapped, log_jac = crossed_forward(x, c_int, c_flt)
+        value, grad = ordinal_logp_grad(*(_latent(mapped, t) + tail))
+        value, grad = value + log_jac, crossed_backward(x, grad, c_int, c_flt)
     except Exception:  # noqa: BLE001 - an SD underflowed to zero: nutpie rejects the point
         return RAISED
     return _finish(value, grad, dim, out_, logp_)
@@ -224,7 +230,10 @@ def _binomial_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
     x = numba.carray(x_, (dim,))
     try:
         tail = (_f1(t, 26), _f1(t, 27), _f1(t, 28), _i0(t, 29), _f1(t, 30), _f1(t, 31))
-        value, grad = binomial_logp_grad(*(_latent(x, t) + tail))
+        c_int, c_flt = _i1(t, 32), _f1(t, 33)
+        mapped, log_jac = crossed_forward(x, c_int, c_flt)
+        value, grad = binomial_logp_grad(*(_latent(mapped, t) + tail))
+        value, grad = value + log_jac, crossed_backward(x, grad, c_int, c_flt)
     except Exception:  # noqa: BLE001 - as in _ordinal_logp
         return RAISED
     return _finish(value, grad, dim, out_, logp_)

@@ -35,6 +35,7 @@ from ...design.design import Design
 from ..kernels.callbacks import BINOMIAL_KINDS, callback, pack
 from ..kernels.prior import FAMILIES
 from ..levels import coords
+from .crossed_kernel import crossed_backward, crossed_forward, crossed_forward_draws
 from .kernel import binomial_logp_grad, cell_probabilities, derived_draws, latent_forward
 from .layout import (
     INTERCEPT_UNIT,
@@ -42,6 +43,7 @@ from .layout import (
     NODES,
     GlmmTerm,
     binomial_data,
+    crossing_basis,
     fixed_through_terms,
     glmm_terms,
     swept_dim,
@@ -152,6 +154,7 @@ class GlmmDensity:
         at += [g.cell_level + e_start[j] for j, g in enumerate(terms) if g.in_eta]
         a["cell_at"] = np.ascontiguousarray(np.column_stack(at) if at else np.zeros((n_cells, 0)), dtype=i64)
         self._pack = a
+        self._crossed = _crossed_arrays(design, terms, fixed, lay, sd_index, a["fixed_scale"])
         self._n_var = len(self.var_terms)
 
     def extra_params(self) -> list[tuple[str, str, tuple[int, ...]]]:
@@ -173,6 +176,24 @@ class GlmmDensity:
             eff, e_off = latent_forward(point, *args)[7:9]
             out[r] = eff[e_off[j] : e_off[j] + out.shape[1]]
         return out - out.mean(axis=1, keepdims=True)
+
+    def report(self, x: np.ndarray) -> np.ndarray:
+        """The points ``x`` (rows, or one) in the coordinates the draws are reported in and the
+        PyMC model samples: a crossed term's totals and its main effects' own, where the sampler
+        moves in :mod:`.crossed_kernel`'s. ``x`` itself when no term is crossed.
+        """
+        X = np.ascontiguousarray(np.atleast_2d(x), dtype=np.float64)
+        out = crossed_forward_draws(X, *self._crossed)
+        return out.reshape(np.shape(x))
+
+    def _mapped(self, kernel, x: np.ndarray, args: tuple) -> tuple[float, np.ndarray]:
+        """``kernel``'s log density and gradient at the sampled ``x``, through the crossed
+        terms' map (:mod:`.crossed_kernel`) and its Jacobian.
+        """
+        x = np.ascontiguousarray(x, dtype=np.float64)
+        mapped, log_jac = crossed_forward(x, *self._crossed)
+        value, grad = kernel(mapped, *args)
+        return value + log_jac, crossed_backward(x, grad, *self._crossed)
 
     def initial_point(self, rng: np.random.Generator) -> np.ndarray:
         """PyMC's support point (prior scales, the prior's centre for the grand mean, zero
@@ -225,13 +246,13 @@ class BinomialDensity(GlmmDensity):
 
     def logp_grad(self, x: np.ndarray) -> tuple[float, np.ndarray]:
         """Log density and gradient at unconstrained ``x``."""
-        return binomial_logp_grad(np.ascontiguousarray(x, dtype=np.float64), *self._args)
+        return self._mapped(binomial_logp_grad, x, self._args)
 
     def callback(self) -> tuple:
         """The kernel as nutpie's C callbacks (:mod:`.kernels.callbacks`): log density, expand,
         the argument table and the arrays it points into.
         """
-        return (callback("binomial"), callback("copy"), *pack(self._args, BINOMIAL_KINDS))
+        return (callback("binomial"), callback("copy"), *pack(self._args + self._crossed, BINOMIAL_KINDS))
 
     def derive(self, x: np.ndarray) -> dict[str, np.ndarray]:
         """The grand mean ``mu`` and ``p_panel``, the panel's mean success probability over
@@ -268,3 +289,30 @@ def _adaptation_block(g: GlmmTerm) -> np.ndarray:
         v_hat = np.zeros(L - 1) if g.v_hat is None else g.v_hat
         return np.concatenate([zerosum_basis(L).ravel(), v_hat, [g.info]])
     return np.zeros(0) if g.level_info is None else np.concatenate([g.v_hat, g.level_info])
+
+
+def _crossed_arrays(
+    design: Design, terms: list[GlmmTerm], fixed: list, lay: Layout, sd_index: dict, fixed_scale: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The crossed terms' ``c_int`` and ``c_flt`` (:mod:`.crossed_kernel`'s module docstring)."""
+    ints, floats = [], []
+    for g in terms:
+        if not g.crossed:
+            continue
+        row = [lay.slices[swept_name(g)].start, len(g.labels), sd_index[g.term.label]]
+        scales, levels = [], []
+        for kind, p, _ in g.crossed:
+            if kind == "fixed":
+                t = fixed[p]
+                levels.append(len(design.levels[t.facets[0]]))
+                row += [lay.slices[t.var_name].start, levels[-1], -1]
+                scales.append(float(fixed_scale[p]))
+            else:
+                h = terms[p]
+                levels.append(len(h.labels))
+                row += [lay.slices[swept_name(h)].start + 1, levels[-1], sd_index[h.term.label]]
+                scales.append(1.0)
+        ints += row + [sum(f.size for f in floats)]
+        R = crossing_basis(g, (levels[0], levels[1]))
+        floats.append(np.concatenate([scales, [g.info], R.ravel(), R.T @ g.v_hat]))
+    return np.asarray(ints, dtype=np.int64), np.concatenate(floats) if floats else np.zeros(0)

@@ -74,7 +74,8 @@ def latent_predictor(
             # the prior of v and the Jacobian in place of the N(0, 1) of z
             s, z = sig[g.term.label], w[g.name][1:]
             q = 1.0 + s**2 * g.info
-            u = (s * g.info / q) * g.v_hat + z / pt.sqrt(q)  # v / s, without dividing by s
+            v_hat = np.zeros(len(g.labels) - 1) if g.v_hat is None else g.v_hat  # a crossed main effect's
+            u = (s * g.info / q) * v_hat + z / pt.sqrt(q)  # v / s, without dividing by s
             dev[j] = pt.dot(basis, s * u)
             adapted = 0.5 * pt.sum(z**2) - 0.5 * pt.sum(u**2) - 0.5 * (len(g.labels) - 1) * pt.log(q)
             pm.Potential(f"{swept_name(g)}_adapted", adapted)

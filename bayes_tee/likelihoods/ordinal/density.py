@@ -104,13 +104,13 @@ class OrdinalDensity(GlmmDensity):
 
     def logp_grad(self, x: np.ndarray) -> tuple[float, np.ndarray]:
         """Log density and gradient at unconstrained ``x``."""
-        return ordinal_logp_grad(np.ascontiguousarray(x, dtype=np.float64), *self._args)
+        return self._mapped(ordinal_logp_grad, x, self._args)
 
     def callback(self) -> tuple:
         """The kernel as nutpie's C callbacks (:mod:`.kernels.callbacks`): log density, expand,
         the argument table and the arrays it points into.
         """
-        return (callback("ordinal"), callback("copy"), *pack(self._args, ORDINAL_KINDS))
+        return (callback("ordinal"), callback("copy"), *pack(self._args + self._crossed, ORDINAL_KINDS))
 
     def derive(self, x: np.ndarray) -> dict[str, np.ndarray]:
         """The grand mean ``mu``, the cutpoints and ``score_panel``: the panel's expected score
