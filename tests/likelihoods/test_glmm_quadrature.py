@@ -320,14 +320,15 @@ def test_an_item_reached_through_its_judges_counts_their_spread():
 
 def test_a_few_level_interaction_is_centred_on_its_main_effects_where_it_crosses_them():
     """Prompt x judge is centred on the judge's fixed effect plus the prompt's, whatever its data
-    (crossed_kernel samples it where the main effects integrate out); with a prompt x judge pair
-    never called the crossing is incomplete and it stays non-centred around zero.
+    (crossed_kernel samples it where the main effects integrate out: its totals centred where its
+    data pin every level, adapted otherwise); with a prompt x judge pair never called the crossing
+    is incomplete and it stays non-centred around zero.
     """
     d = _design(_crossed())
     terms = glmm_terms(d)
     at = {g.term.label: j for j, g in enumerate(terms)}
     pj = terms[at["prompt:judge"]]
-    assert pj.swept and pj.centred.all()
+    assert pj.swept and pj.centred.all() and pj.pinned  # every level pinned: its totals centred
     kinds = {kind: (p, index) for kind, p, index in pj.crossed}
     assert set(kinds) == {"fixed", "random"} and kinds["random"][0] == at["prompt"]
     assert not terms[at["prompt"]].in_eta and fixed_through_terms(terms) == {0}
@@ -335,7 +336,8 @@ def test_a_few_level_interaction_is_centred_on_its_main_effects_where_it_crosses
     cells = d.cells
     np.testing.assert_array_equal(kinds["random"][1][pj.cell_level], cells["prompt"].to_numpy())
     np.testing.assert_array_equal(kinds["fixed"][1][pj.cell_level], cells["judge"].to_numpy())
-    assert any(g.crossed for g in glmm_terms(_design(_binary(5))))  # weakly informed: crossed too
+    weak = [g for g in glmm_terms(_design(_binary(5))) if g.crossed]
+    assert weak and not any(g.pinned for g in weak)  # weakly informed: crossed, its totals adapted
     df = _crossed()
     gap = (df["prompt"] == df["prompt"].iloc[0]) & (df["judge"] == df["judge"].iloc[0])
     assert not any(g.crossed for g in glmm_terms(_design(df[~gap])))

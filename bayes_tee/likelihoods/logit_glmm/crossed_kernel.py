@@ -24,6 +24,11 @@ Here the sampler's coordinates are instead:
   sd_A^2 / lambda_A) v_A + (sd_A s / sqrt(lambda_A)) zeta_A``, ``zeta_A`` a posteriori standard
   normal whatever ``s``.
 
+A crossed term whose every level's data pin its total (``GlmmTerm.pinned``) is sampled in the
+kernels' own coordinates, its totals centred and its main effects their own (coordinates version
+3's layout, tuned on Messing (2026)'s safety GLMM: crossed here, its prompt x judge coordinates
+mixed no faster and the fit took 296 s against 230 s).
+
 The map is triangular (totals from ``z``; main effects from ``zeta`` and the totals), so the
 log density in these coordinates is the kernels' at the mapped point plus the log Jacobian
 :func:`crossed_forward` returns; :func:`crossed_backward` takes the kernels' gradient back
@@ -174,9 +179,9 @@ def crossed_backward(x, grad, c_int, c_flt):  # pragma: no cover - compiled
             if j >= 0:
                 g_lsm[side] -= (Lm - 1) * m_share
         for k in range(n):
+            out[o + 1 + k] = b[k] * g_v[k]
             log_lam, sub = _log_lambda(k, La, Lb, ls, log_la, log_lb)
             q = 1.0 + np.exp(log_lam) * info
-            out[o + 1 + k] = b[k] * g_v[k]
             # d/d(log sd) of v_k and of log b_k at fixed z, through lambda_k, with d lambda /
             # d(log sd) as a log so that no SD's underflow divides zero by zero: s moves every
             # subspace, a random main effect's SD its own margins

@@ -297,7 +297,7 @@ def _crossed_arrays(
     """The crossed terms' ``c_int`` and ``c_flt`` (:mod:`.crossed_kernel`'s module docstring)."""
     ints, floats = [], []
     for g in terms:
-        if not g.crossed:
+        if not g.crossed or g.pinned:  # a pinned term: sampled in the kernels' coordinates
             continue
         row = [lay.slices[swept_name(g)].start, len(g.labels), sd_index[g.term.label]]
         scales, levels = [], []

@@ -50,6 +50,14 @@ INTERCEPT_UNIT = 2.5
 FEW_LEVELS = 30
 
 
+#: A crossed term's totals are sampled centred, with its main effects in their own coordinates
+#: (the kernels', not :mod:`.crossed_kernel`'s), only when every level's data are this many times
+#: more precise than the effects' rough spread: its SD is estimated from few levels and may be 3x
+#: smaller than the rough estimate, which divides the ratio by 9 (the 94%-safe pilot of notebook
+#: 02, ratio 1.1, then diverged 59 times in 8,000 draws with them centred; the safety data's
+#: prompt x judge has 22).
+CROSSED_PRECISION = 10.0
+
 #: Cell columns a family adds to count each cell's calls in its outcome's lowest and highest
 #: category (:func:`~.ordinal_layout.binary_view`); without them, the 0/1 outcome's failures
 #: and successes. A level whose calls all sit in one end category bounds its effect on one
@@ -101,6 +109,10 @@ class GlmmTerm:
     level_info : ndarray or None
         A term that is not swept: each level's data precision for its adapted coordinate
         (:func:`level_adaptation`; zero where the level is plainly non-centred).
+    pinned : bool
+        A crossed term whose every level's data pin its total (:data:`CROSSED_PRECISION`): its
+        totals are sampled centred and its main effects in their own coordinates, not in
+        :mod:`.crossed_kernel`'s.
     """
 
     term: Term
@@ -117,6 +129,7 @@ class GlmmTerm:
     v_hat: np.ndarray | None = None
     info: float = 0.0
     level_info: np.ndarray | None = None
+    pinned: bool = False
 
 
 def glmm_terms(design: Design, *, sample_cell: bool = True) -> list[GlmmTerm]:
@@ -173,7 +186,9 @@ def glmm_terms(design: Design, *, sample_cell: bool = True) -> list[GlmmTerm]:
       wherever the interaction's SD ranges widely (the data pin the totals, the main effects are
       then known to within that SD); :mod:`.crossed_kernel` samples them instead in
       coordinates where the main effects integrate out of the totals, each adapted to its
-      data, and the main effects non-centred on their conditional given the totals. Centring
+      data, and the main effects non-centred on their conditional given the totals; where
+      every level's data pin its total (:data:`CROSSED_PRECISION`) the totals are sampled
+      centred and the main effects as they are (coordinates version 3's layout). Centring
       only the terms whose levels the data pinned (coordinates version 3) left that funnel in
       every other: on a 14-system Likert comparison with 2 prompts and 3 fixed judges,
       judge_effect's bulk ESS was 152 and sigma_prompt_judge's 127 in 4 x 1,000 draws (2,846
@@ -228,6 +243,12 @@ def glmm_terms(design: Design, *, sample_cell: bool = True) -> list[GlmmTerm]:
     for j in sorted(range(len(out)), key=lambda j: -sd_hat[out[j].term.label]):
         if out[j].swept and len(out[j].term.facets) == 2:
             _centre_on_main_effects(out, j, design, fixed)
+            g = out[j]
+            # both outcomes seen at every level, each more precise than the effects' spread
+            pins = (
+                _precision(k, n, g.cell_level, len(g.labels)) * sd_hat[g.term.label] ** 2 > CROSSED_PRECISION
+            )
+            out[j] = replace(g, pinned=bool(g.crossed) and bool(pins.all()))
     out = sweep_adaptation(design, out, sd_hat, k, n)  # parents first: a category precedes its items
     return level_adaptation(design, out, sd_hat, k, n)
 
@@ -275,11 +296,13 @@ def sweep_adaptation(
     (True, (2,), True)
     """
     facet_codes = _facet_codes(design, terms)
-    mains = {p for g in terms for kind, p, _ in g.crossed if kind == "random"}
+    # crossed_kernel's terms and their random main effects are sampled in its coordinates; a
+    # pinned crossed term's totals are centred (and its main effects adapted as any other)
+    mains = {p for g in terms if not g.pinned for kind, p, _ in g.crossed if kind == "random"}
     out = []
     for j, g in enumerate(terms):
         L = len(g.labels)
-        if not g.swept or L < 2 or j in mains:  # a crossed main effect: crossed_kernel's coordinates
+        if not g.swept or L < 2 or j in mains or g.pinned:
             out.append(g)
             continue
         logit, var, nested, one_sided = _rough_levels(design, g, terms, sd_hat, k, n)
@@ -410,6 +433,17 @@ def _interaction_part(values: np.ndarray, g: GlmmTerm, facet_codes: dict[str, np
             group = group.ravel()
             r = r - (np.bincount(group, r) / np.bincount(group))[group]
     return r
+
+
+def _precision(k: np.ndarray, n: np.ndarray, idx: np.ndarray, n_levels: int) -> np.ndarray:
+    """Per level, the logit-scale precision ``n p (1 - p)`` of its calls (``k`` successes of ``n``
+    per cell, cells at levels ``idx``); zero where the calls are all one outcome, which only
+    bounds the effect on one side.
+    """
+    k_l = np.bincount(idx, k, minlength=n_levels)
+    n_l = np.bincount(idx, n, minlength=n_levels)
+    p_l = (k_l + 0.5) / (n_l + 1.0)
+    return np.where((k_l > 0) & (k_l < n_l), n_l * p_l * (1 - p_l), 0.0)
 
 
 def _items_through_interaction(out: list[GlmmTerm], sd_hat: dict[str, float]) -> None:
