@@ -18,12 +18,9 @@ r-cran-ordinal``).
 
 from __future__ import annotations
 
-import argparse
-import json
 import subprocess
-import sys
-import tempfile
-from pathlib import Path
+
+from bench_systems_lme4 import facets, fitted  # run as a script: benchmarks/ is on sys.path
 
 CHILD = r"""
 import json, sys, time, warnings
@@ -70,53 +67,29 @@ for (g in names(vc)) cat(sprintf("%s=%.8f\n", g, vc[[g]][1, 1]))
 DESIGNS = {"one prompt": (14, 100, 3, 1), "three prompts": (14, 100, 3, 3)}
 
 
-def facets(label: str) -> frozenset[str]:
-    """A component by its facets, whatever the order and whether the systems are 'model' or 'system'."""
-    return frozenset("system" if f == "model" else f for f in label.split(":"))
-
-
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--designs", nargs="+", default=list(DESIGNS), choices=list(DESIGNS))
-    ap.add_argument("--install-r", action="store_true", help="apt-get install r-base-core r-cran-ordinal")
-    args = ap.parse_args()
-    if args.install_r:
-        subprocess.run(["apt-get", "install", "-y", "-q", "r-base-core", "r-cran-ordinal"], check=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        csv = str(Path(tmp) / "data.csv")
-        for name in args.designs:
-            out = subprocess.run(
-                [sys.executable, "-c", CHILD, json.dumps([*DESIGNS[name], csv])],
-                capture_output=True,
-                text=True,
-            )
-            if out.returncode:
-                print(f"{name}: bayes_tee failed: {out.stderr.strip().splitlines()[-1]}")
-                continue
-            ours = json.loads(out.stdout.strip().splitlines()[-1])
-            print(f"\n{name}: {ours['scores']:,} scores; {ours['formula']}")
-            print(
-                f"  bayes_tee fit {ours['fit_s']:.1f} s (+ import {ours['import_s']:.1f} s) at the defaults: "
-                f"diagnostics {'ok' if ours['ok'] else 'FAILED'} (R-hat {ours['rhat']:.3f}, bulk ESS "
-                f"{ours['ess_bulk']:.0f}, tail ESS {ours['ess_tail']:.0f}, {ours['divergences']} diverging, "
-                f"{ours['draws']} draws kept, {ours['steps']:.0f} leapfrog steps a draw); slowest "
-                f"{ours['slowest'][1]} (bulk ESS {ours['slowest'][0]:.0f})"
-            )
-            formula = ours["formula"].replace("C(", "(")
-            r = subprocess.run(["Rscript", "-e", CLMM, csv, formula], capture_output=True, text=True)
-            if r.returncode:
-                print(f"  clmm: failed or not installed ({r.stderr.strip()[-200:]})")
-                continue
-            lines = r.stdout.strip().splitlines()
-            clmm_s = float(lines[0])
-            theirs = {facets(k): float(v) for k, v in (x.split("=") for x in lines[1:])}
-            print(
-                f"  clmm (Laplace) {clmm_s:.1f} s; ours / clmm {ours['fit_s'] / clmm_s:.2f} (target <= 0.5)"
-            )
-            print(f"  {'component':24} {'posterior median':>16} {'clmm':>10}")
-            for label, med in ours["components"].items():
-                est = theirs.get(facets(label))
-                print(f"  {label:24} {med:16.4f} {est if est is not None else float('nan'):10.4f}")
+    for name, ours, csv in fitted(__doc__, CHILD, DESIGNS, "r-cran-ordinal"):
+        print(f"\n{name}: {ours['scores']:,} scores; {ours['formula']}")
+        print(
+            f"  bayes_tee fit {ours['fit_s']:.1f} s (+ import {ours['import_s']:.1f} s) at the defaults: "
+            f"diagnostics {'ok' if ours['ok'] else 'FAILED'} (R-hat {ours['rhat']:.3f}, bulk ESS "
+            f"{ours['ess_bulk']:.0f}, tail ESS {ours['ess_tail']:.0f}, {ours['divergences']} diverging, "
+            f"{ours['draws']} draws kept, {ours['steps']:.0f} leapfrog steps a draw); slowest "
+            f"{ours['slowest'][1]} (bulk ESS {ours['slowest'][0]:.0f})"
+        )
+        formula = ours["formula"].replace("C(", "(")
+        r = subprocess.run(["Rscript", "-e", CLMM, csv, formula], capture_output=True, text=True)
+        if r.returncode:
+            print(f"  clmm: failed or not installed ({r.stderr.strip()[-200:]})")
+            continue
+        lines = r.stdout.strip().splitlines()
+        clmm_s = float(lines[0])
+        theirs = {facets(k): float(v) for k, v in (x.split("=") for x in lines[1:])}
+        print(f"  clmm (Laplace) {clmm_s:.1f} s; ours / clmm {ours['fit_s'] / clmm_s:.2f} (target <= 0.5)")
+        print(f"  {'component':24} {'posterior median':>16} {'clmm':>10}")
+        for label, med in ours["components"].items():
+            est = theirs.get(facets(label))
+            print(f"  {label:24} {med:16.4f} {est if est is not None else float('nan'):10.4f}")
 
 
 if __name__ == "__main__":

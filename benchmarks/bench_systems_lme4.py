@@ -87,49 +87,66 @@ def facets(label: str) -> frozenset[str]:
     return frozenset("system" if f == "model" else f for f in label.split(":"))
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--designs", nargs="+", default=list(DESIGNS), choices=list(DESIGNS))
-    ap.add_argument("--install-r", action="store_true", help="apt-get install r-base-core r-cran-lme4")
-    args = ap.parse_args()
-    if args.install_r:
-        subprocess.run(["apt-get", "install", "-y", "-q", "r-base-core", "r-cran-lme4"], check=True)
+def fitted(doc: str, child: str, designs: dict, r_package: str):
+    """Each design the command line names (``--designs``; R and ``r_package`` installed first
+    with ``--install-r``) fitted by the script ``child`` in a fresh process, its data written to
+    a CSV: ``(name, the child's last line's JSON, the CSV's path)``; a failed fit is said and
+    skipped.
+    """
+    names = parse_designs(doc, designs, r_package)
     with tempfile.TemporaryDirectory() as tmp:
         csv = str(Path(tmp) / "data.csv")
-        for name in args.designs:
+        for name in names:
             out = subprocess.run(
-                [sys.executable, "-c", CHILD, json.dumps([*DESIGNS[name], csv])],
+                [sys.executable, "-c", child, json.dumps([*designs[name], csv])],
                 capture_output=True,
                 text=True,
             )
             if out.returncode:
                 print(f"{name}: bayes_tee failed: {out.stderr.strip().splitlines()[-1]}")
                 continue
-            ours = json.loads(out.stdout.strip().splitlines()[-1])
-            r = subprocess.run(["Rscript", "-e", LME4, csv, ours["formula"]], capture_output=True, text=True)
-            if r.returncode:
-                print(f"{name}: lme4 failed: {r.stderr.strip()[-300:]}")
-                continue
-            lines = r.stdout.strip().splitlines()
-            lme4_s = float(lines[0])
-            r_levels = lines[1].strip().split(",")
-            r_eff = dict(zip(r_levels, map(float, lines[2].strip().split(","))))
-            r_vc = {facets(k): float(v) for k, v in (x.split("=") for x in lines[3:])}
-            gap = max(abs(e - r_eff[lev]) for lev, e in zip(ours["levels"], ours["effects"])) / ours["y_sd"]
-            print(f"\n{name}: {ours['scores']:,} scores; {ours['formula']}")
-            print(
-                f"  bayes_tee fit {ours['fit_s']:.1f} s (+ import {ours['import_s']:.1f} s; diagnostics "
-                f"{'ok' if ours['ok'] else 'FAILED'}; {ours['method']}); leaderboard + pairs + relative "
-                f"D-study {ours['summaries_s']:.2f} s; lme4 {lme4_s:.1f} s; ours / lme4 "
-                f"{ours['fit_s'] / lme4_s:.2f}"
-            )
-            print(f"  system effects: largest difference {gap:.4f} outcome SDs")
-            print(f"  {'component':34} {'posterior median':>16} {'REML':>10}")
-            for label, med in ours["components"].items():
-                reml = r_vc.get(facets("residual" if label == "residual" else label))
-                if reml is None and label == "residual":
-                    reml = r_vc.get(frozenset({"Residual"}))
-                print(f"  {label:34} {med:16.4f} {reml if reml is not None else float('nan'):10.4f}")
+            yield name, json.loads(out.stdout.strip().splitlines()[-1]), csv
+
+
+def parse_designs(doc: str, designs: dict, r_package: str) -> list[str]:
+    """The designs the command line names (``--designs``), R and ``r_package`` installed first
+    with ``--install-r``.
+    """
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--designs", nargs="+", default=list(designs), choices=list(designs))
+    ap.add_argument("--install-r", action="store_true", help=f"apt-get install r-base-core {r_package}")
+    args = ap.parse_args()
+    if args.install_r:
+        subprocess.run(["apt-get", "install", "-y", "-q", "r-base-core", r_package], check=True)
+    return args.designs
+
+
+def main() -> None:
+    for name, ours, csv in fitted(__doc__, CHILD, DESIGNS, "r-cran-lme4"):
+        r = subprocess.run(["Rscript", "-e", LME4, csv, ours["formula"]], capture_output=True, text=True)
+        if r.returncode:
+            print(f"{name}: lme4 failed: {r.stderr.strip()[-300:]}")
+            continue
+        lines = r.stdout.strip().splitlines()
+        lme4_s = float(lines[0])
+        r_levels = lines[1].strip().split(",")
+        r_eff = dict(zip(r_levels, map(float, lines[2].strip().split(","))))
+        r_vc = {facets(k): float(v) for k, v in (x.split("=") for x in lines[3:])}
+        gap = max(abs(e - r_eff[lev]) for lev, e in zip(ours["levels"], ours["effects"])) / ours["y_sd"]
+        print(f"\n{name}: {ours['scores']:,} scores; {ours['formula']}")
+        print(
+            f"  bayes_tee fit {ours['fit_s']:.1f} s (+ import {ours['import_s']:.1f} s; diagnostics "
+            f"{'ok' if ours['ok'] else 'FAILED'}; {ours['method']}); leaderboard + pairs + relative "
+            f"D-study {ours['summaries_s']:.2f} s; lme4 {lme4_s:.1f} s; ours / lme4 "
+            f"{ours['fit_s'] / lme4_s:.2f}"
+        )
+        print(f"  system effects: largest difference {gap:.4f} outcome SDs")
+        print(f"  {'component':34} {'posterior median':>16} {'REML':>10}")
+        for label, med in ours["components"].items():
+            reml = r_vc.get(facets("residual" if label == "residual" else label))
+            if reml is None and label == "residual":
+                reml = r_vc.get(frozenset({"Residual"}))
+            print(f"  {label:34} {med:16.4f} {reml if reml is not None else float('nan'):10.4f}")
 
 
 if __name__ == "__main__":

@@ -55,7 +55,9 @@ N_INT = 10
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _unpack(x, c_int, c_flt, c):  # pragma: no cover - compiled
-    """Crossed term ``c``'s layout and, at ``x``, its SDs' logs and its subspaces' variances' logs."""
+    """Crossed term ``c``'s layout, data precision, basis and rough totals and, at ``x``, its
+    SDs' logs and its margins' variances' logs.
+    """
     i = c * N_INT
     o, L, jg, oa, La = c_int[i], c_int[i + 1], c_int[i + 2], c_int[i + 3], c_int[i + 4]
     ja, ob, Lb, jb, fo = c_int[i + 5], c_int[i + 6], c_int[i + 7], c_int[i + 8], c_int[i + 9]
@@ -65,7 +67,10 @@ def _unpack(x, c_int, c_flt, c):  # pragma: no cover - compiled
     # log lambda: s^2 + L_other sd^2 on a main effect's margins, s^2 on the interaction
     log_la = np.logaddexp(2.0 * ls, np.log(Lb) + 2.0 * lsa)
     log_lb = np.logaddexp(2.0 * ls, np.log(La) + 2.0 * lsb)
-    return o, L, jg, oa, La, ja, ob, Lb, jb, fo, ls, lsa, lsb, log_la, log_lb
+    n = L - 1
+    R = c_flt[fo + 3 : fo + 3 + n * n].reshape((n, n))
+    v_hat = c_flt[fo + 3 + n * n : fo + 3 + n * n + n]
+    return o, L, jg, oa, La, ja, ob, Lb, jb, c_flt[fo + 2], R, v_hat, ls, lsa, lsb, log_la, log_lb
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -89,6 +94,40 @@ def _through_lambda(log_d, log_lam, q, info, v_hat, z, g_v):  # pragma: no cover
     return g_v * dv + 0.5 * np.exp(log_d - log_lam) / q
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _totals(x, o, n, La, Lb, ls, log_la, log_lb, info, v_hat):  # pragma: no cover - compiled
+    """The totals' subspace coordinates ``v`` at the sampled ``z = x[o + 1 : o + 1 + n]``, each
+    one's scale ``b`` and their log Jacobian.
+    """
+    v, b = np.empty(n), np.empty(n)
+    log_jac = 0.0
+    for k in range(n):
+        log_lam = _log_lambda(k, La, Lb, ls, log_la, log_lb)[0]
+        lam = np.exp(log_lam)
+        q = 1.0 + lam * info
+        b[k] = np.exp(0.5 * (log_lam - np.log(q)))
+        v[k] = (lam * info / q) * v_hat[k] + b[k] * x[o + 1 + k]
+        log_jac += 0.5 * (log_lam - np.log(q))
+    return v, b, log_jac
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _main(side, oa, La, ja, lsa, log_la, ob, Lb, jb, lsb, log_lb, ls):  # pragma: no cover - compiled
+    """A main effect's coordinates' offset, levels and SD index, where its margins start among
+    the totals' coordinates, ``log sd`` and ``log lambda``, and its map's ``log scale`` (zero for a
+    swept random main effect, whose coordinates are its deviations over its SD), ``alpha`` and
+    ``beta`` (``coordinate = alpha v + beta zeta``).
+    """
+    if side == 0:
+        off, Lm, j, lsm, log_lm, first, other = oa, La, ja, lsa, log_la, 0, Lb
+    else:
+        off, Lm, j, lsm, log_lm, first, other = ob, Lb, jb, lsb, log_lb, La - 1, La
+    scale = 0.0 if j >= 0 else lsm
+    alpha = np.sqrt(other) * np.exp(lsm + scale - log_lm)
+    beta = np.exp(scale + ls - 0.5 * log_lm)
+    return off, Lm, j, lsm, log_lm, first, scale, alpha, beta
+
+
 @numba.njit(cache=True, nogil=True)
 def crossed_forward(x, c_int, c_flt):  # pragma: no cover - compiled
     """The kernels' coordinates at the sampled ``x`` and the log Jacobian of the map (module
@@ -100,28 +139,17 @@ def crossed_forward(x, c_int, c_flt):  # pragma: no cover - compiled
     out = x.copy()
     log_jac = 0.0
     for c in range(n_c):
-        o, L, jg, oa, La, ja, ob, Lb, jb, fo, ls, lsa, lsb, log_la, log_lb = _unpack(x, c_int, c_flt, c)
+        o, L, jg, oa, La, ja, ob, Lb, jb, info, R, v_hat, ls, lsa, lsb, log_la, log_lb = _unpack(
+            x, c_int, c_flt, c
+        )
         n = L - 1
-        info = c_flt[fo + 2]
-        R = c_flt[fo + 3 : fo + 3 + n * n].reshape((n, n))
-        v_hat = c_flt[fo + 3 + n * n : fo + 3 + n * n + n]
-        v = np.empty(n)
-        for k in range(n):
-            log_lam = _log_lambda(k, La, Lb, ls, log_la, log_lb)[0]
-            lam = np.exp(log_lam)
-            q = 1.0 + lam * info
-            v[k] = (lam * info / q) * v_hat[k] + np.exp(0.5 * (log_lam - np.log(q))) * x[o + 1 + k]
-            log_jac += 0.5 * (log_lam - np.log(q))
+        v, _, lj = _totals(x, o, n, La, Lb, ls, log_la, log_lb, info, v_hat)
+        log_jac += lj
         out[o + 1 : o + L] = R @ v
         for side in range(2):
-            off, Lm, j, lsm, log_lm, first = (
-                (oa, La, ja, lsa, log_la, 0) if side == 0 else (ob, Lb, jb, lsb, log_lb, La - 1)
+            off, Lm, j, lsm, log_lm, first, scale, alpha, beta = _main(
+                side, oa, La, ja, lsa, log_la, ob, Lb, jb, lsb, log_lb, ls
             )
-            other = Lb if side == 0 else La
-            # a swept random main effect's coordinates are its deviations over its SD
-            scale = 0.0 if j >= 0 else lsm
-            alpha = np.sqrt(other) * np.exp(lsm + scale - log_lm)
-            beta = np.exp(scale + ls - 0.5 * log_lm)
             for k in range(Lm - 1):
                 out[off + k] = alpha * v[first + k] + beta * x[off + k]
             log_jac += (Lm - 1) * (scale + ls - 0.5 * log_lm)
@@ -139,30 +167,18 @@ def crossed_backward(x, grad, c_int, c_flt):  # pragma: no cover - compiled
         return grad
     out = grad.copy()
     for c in range(n_c):
-        o, L, jg, oa, La, ja, ob, Lb, jb, fo, ls, lsa, lsb, log_la, log_lb = _unpack(x, c_int, c_flt, c)
+        o, L, jg, oa, La, ja, ob, Lb, jb, info, R, v_hat, ls, lsa, lsb, log_la, log_lb = _unpack(
+            x, c_int, c_flt, c
+        )
         n = L - 1
-        info = c_flt[fo + 2]
-        R = c_flt[fo + 3 : fo + 3 + n * n].reshape((n, n))
-        v_hat = c_flt[fo + 3 + n * n : fo + 3 + n * n + n]
         # the totals' subspace coordinates again, and the gradient in them
-        v = np.empty(n)
-        b = np.empty(n)
-        for k in range(n):
-            log_lam = _log_lambda(k, La, Lb, ls, log_la, log_lb)[0]
-            lam = np.exp(log_lam)
-            q = 1.0 + lam * info
-            b[k] = np.exp(0.5 * (log_lam - np.log(q)))
-            v[k] = (lam * info / q) * v_hat[k] + b[k] * x[o + 1 + k]
+        v, b, _ = _totals(x, o, n, La, Lb, ls, log_la, log_lb, info, v_hat)
         g_v = np.ascontiguousarray(R.T) @ np.ascontiguousarray(grad[o + 1 : o + L])
         g_ls, g_lsm = 0.0, np.zeros(2)  # gradients in log s and in the main effects' log SDs
         for side in range(2):
-            off, Lm, j, lsm, log_lm, first = (
-                (oa, La, ja, lsa, log_la, 0) if side == 0 else (ob, Lb, jb, lsb, log_lb, La - 1)
+            off, Lm, j, lsm, log_lm, first, scale, alpha, beta = _main(
+                side, oa, La, ja, lsa, log_la, ob, Lb, jb, lsb, log_lb, ls
             )
-            other = Lb if side == 0 else La
-            scale = 0.0 if j >= 0 else lsm
-            alpha = np.sqrt(other) * np.exp(lsm + scale - log_lm)
-            beta = np.exp(scale + ls - 0.5 * log_lm)
             s_share = np.exp(2.0 * ls - log_lm)  # s^2 / lambda
             m_share = 1.0 - s_share  # L_other sd^2 / lambda
             for k in range(Lm - 1):
