@@ -3,7 +3,7 @@
 A few-level two-way term centred on its two main effects (``GlmmTerm.crossed``: prompt x judge
 with a random prompt and fixed judges) holds the totals ``T = a[A] + b[B] + c`` of its levels,
 and the main effects ``a, b`` reach the data only through them. The kernels
-(:mod:`.kernel`) read the totals' zero-sum coordinates ``w`` and the main effects' own
+(:mod:`~bayes_tee.likelihoods.logit_glmm.kernel`) read the totals' zero-sum coordinates ``w`` and the main effects' own
 coordinates. Sampling those directly leaves NUTS a funnel: the data pin the totals, and the
 main effects are then known only to within the interaction's SD ``s`` (``a | T`` has an SD of
 ``s / sqrt(L_B)`` where ``a``'s own prior is wide), which the few levels barely fix (a judge
