@@ -3,12 +3,13 @@
 A few-level two-way term centred on its two main effects (``GlmmTerm.crossed``: prompt x judge
 with a random prompt and fixed judges) holds the totals ``T = a[A] + b[B] + c`` of its levels,
 and the main effects ``a, b`` reach the data only through them. The kernels
-(:mod:`~bayes_tee.likelihoods.logit_glmm.kernel`) read the totals' zero-sum coordinates ``w`` and the main effects' own
-coordinates. Sampling those directly leaves NUTS a funnel: the data pin the totals, and the
-main effects are then known only to within the interaction's SD ``s`` (``a | T`` has an SD of
-``s / sqrt(L_B)`` where ``a``'s own prior is wide), which the few levels barely fix (a judge
-effect's posterior SD went from 0.06 to 0.5 along ``sigma_prompt_judge``'s range, at a bulk ESS
-of 127 in 4 x 1,000 draws on a 14-system Likert comparison with 2 prompts and 3 judges).
+(:mod:`~bayes_tee.likelihoods.logit_glmm.kernel`) read the totals' zero-sum coordinates ``w``
+and the main effects' own coordinates. Sampling those directly leaves NUTS a funnel: the data
+pin the totals, and the main effects are then known only to within the interaction's SD ``s``
+(``a | T`` has an SD of ``s / sqrt(L_B)`` where ``a``'s own prior is wide), which the few levels
+barely fix (a judge effect's posterior SD went from 0.06 to 0.5 along ``sigma_prompt_judge``'s
+range, at a bulk ESS of 127 in 4 x 1,000 draws on a 14-system Likert comparison with 2 prompts
+and 3 judges).
 
 Here the sampler's coordinates are instead:
 
