@@ -13,7 +13,8 @@ import pytest
 
 import bayes_tee as bt
 from bayes_tee._core.density import zerosum_basis
-from bayes_tee.likelihoods.logit_glmm.layout import _interaction_part, crossing_basis, glmm_terms
+from bayes_tee.likelihoods.logit_glmm.density import crossing_basis
+from bayes_tee.likelihoods.logit_glmm.layout import _interaction_part, glmm_terms
 
 ROLES = dict(outcome="score", item="item", prompt="prompt", judge="judge", replicate="replicate")
 COMPONENTS = {

@@ -495,29 +495,6 @@ def _centre_on_main_effects(out: list[GlmmTerm], j: int, design: Design, fixed: 
             out[p] = replace(out[p], in_eta=False)
 
 
-def crossing_basis(g: GlmmTerm, levels: tuple[int, int]) -> np.ndarray:
-    """The orthonormal basis ``R`` of a crossed term's zero-sum coordinates (its ``L - 1``
-    columns of :func:`~bayes_tee._core.density.zerosum_basis`) along the crossing's subspaces, as
-    :mod:`.crossed_kernel` samples them: first its first main effect's margins (``L_A - 1``
-    columns), then its second's (``L_B - 1``), then the interaction proper. ``levels`` are the
-    two main effects' level counts; the crossing is complete (:func:`_centre_on_main_effects`).
-
-    >>> R = crossing_basis(g, (2, 3))  # prompt x judge  # doctest: +SKIP
-    >>> np.allclose(R.T @ R, np.eye(5))  # doctest: +SKIP
-    True
-    """
-    L = len(g.labels)
-    B = zerosum_basis(L)
-    margins = []
-    for (_, _, index), n_levels in zip(g.crossed, levels):
-        E = np.eye(n_levels)[index]  # (L, L_m): each level's main-effect level
-        margins.append(B.T @ E @ zerosum_basis(n_levels) / np.sqrt(L / n_levels))
-    main = np.column_stack(margins)
-    # the rest: the orthogonal complement of the margins, from a complete QR
-    rest = np.linalg.qr(np.column_stack([main, np.eye(L - 1)]), mode="complete")[0][:, main.shape[1] :]
-    return np.column_stack([main, rest[:, : L - 1 - main.shape[1]]])
-
-
 def fixed_through_terms(terms: list[GlmmTerm]) -> set[int]:
     """Fixed facets (by position among the design's fixed terms) that reach the linear predictor
     only through a crossed term (:attr:`GlmmTerm.crossed`).
