@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import subprocess
 
-from bench_systems_lme4 import facets, fitted  # run as a script: benchmarks/ is on sys.path
+from bench_systems_lme4 import R_DATA, facets, fitted  # run as a script: benchmarks/ is on sys.path
 
 CHILD = r"""
 import json, sys, time, warnings
@@ -50,18 +50,19 @@ print(json.dumps(dict(scores=len(df), formula=post.formula, fit_s=fit_s, import_
                       steps=float(stats["n_steps"].mean()), components=comp)))
 """
 
-CLMM = r"""
+CLMM = (
+    r"""
 suppressMessages(library(ordinal))
-options(contrasts = c("contr.sum", "contr.poly"))
-args <- commandArgs(trailingOnly = TRUE)
-df <- read.csv(args[1])
-for (f in c("model", "item", "judge", "prompt")) if (f %in% names(df)) df[[f]] <- factor(df[[f]])
+"""
+    + R_DATA
+    + r"""
 df$score <- factor(df$score, ordered = TRUE)
 t <- system.time(fit <- clmm(as.formula(args[2]), data = df))[["elapsed"]]
 cat(sprintf("%.3f\n", t))
 vc <- VarCorr(fit)
 for (g in names(vc)) cat(sprintf("%s=%.8f\n", g, vc[[g]][1, 1]))
 """
+)
 
 #: systems, items, judges, prompts
 DESIGNS = {"one prompt": (14, 100, 3, 1), "three prompts": (14, 100, 3, 3)}

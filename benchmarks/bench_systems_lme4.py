@@ -55,12 +55,21 @@ print(json.dumps(dict(scores=len(df), formula=post.formula, fit_s=fit_s, import_
                       components=comp, y_sd=float(df["score"].std()), ok=d["ok"], method=post.method)))
 """
 
-LME4 = r"""
-suppressMessages(library(lme4))
+#: R's start for every comparison benchmark: sum-to-zero contrasts, the CSV of ``args[1]`` read,
+#: its facets made factors.
+R_DATA = r"""
 options(contrasts = c("contr.sum", "contr.poly"))
 args <- commandArgs(trailingOnly = TRUE)
 df <- read.csv(args[1])
 for (f in c("model", "item", "judge", "prompt")) if (f %in% names(df)) df[[f]] <- factor(df[[f]])
+"""
+
+LME4 = (
+    r"""
+suppressMessages(library(lme4))
+"""
+    + R_DATA
+    + r"""
 t <- system.time(fit <- lmer(as.formula(args[2]), data = df, REML = TRUE))[["elapsed"]]
 b <- fixef(fit)
 eff <- b[grepl("^model", names(b))]
@@ -71,6 +80,7 @@ cat(paste(levels(df$model), collapse = ","), "\n")
 cat(paste(sprintf("%.8f", eff), collapse = ","), "\n")
 for (i in seq_len(nrow(vc))) cat(sprintf("%s=%.8f\n", vc$grp[i], vc$vcov[i]))
 """
+)
 
 #: systems, items, judges, prompts, the judges' effect, the share of the full cross's calls kept
 DESIGNS = {
