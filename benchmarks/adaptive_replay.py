@@ -157,13 +157,15 @@ def verdict(post, c: Case) -> str:
 
 def fixed_order_run(pilot, pool, oracle, c: Case, target, batch, max_calls, seed):
     """Buy ``pool`` in its order, ``batch`` at a time, refitting, until the target is met."""
-    data, bought, step = pilot.copy(), 0, 0
+    data, bought, step, post = pilot.copy(), 0, 0, None
     outcome = c.roles["outcome"]
     while True:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tune = None if step == 0 else bt.adaptive.run.WARM_TUNE  # as the adaptive loop's steps
-            post = bt.fit_posterior(data, **c.roles, progressbar=False, random_seed=seed + step, tune=tune)
+            # a refit of the last step's fit, as the adaptive loop's steps
+            post = bt.fit_posterior(
+                data, **c.roles, progressbar=False, random_seed=seed + step, warm_start=post
+            )
             d = post.decision(c.objective, systems=c.systems, target=target)
         if (d["met"] and post.diagnostics()["ok"]) or bought >= max_calls or bought >= len(pool):
             return data, d, verdict(post, c)

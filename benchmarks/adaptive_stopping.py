@@ -54,11 +54,10 @@ def study(seed: int, n_systems: int, target: float, batch: int, max_calls: int, 
             run = bt.run_adaptive(pilot, pool, oracle, objective="best", target=target, batch=batch,
                                   max_calls=max_calls, random_seed=seed, draws=draws, **roles)  # fmt: skip
             return run.stopped == "target", run.history["about"].iloc[-1] == truth, len(run.data)
-        data, bought = pilot, 0
+        data, bought, post = pilot, 0, None
         while True:
-            tune = None if bought == 0 else bt.adaptive.run.WARM_TUNE  # as the loop's steps
             post = bt.fit_posterior(data, **roles, progressbar=False, random_seed=seed + bought, draws=draws,
-                                    tune=tune)  # fmt: skip
+                                    warm_start=post)  # fmt: skip  # a refit of the last, as the loop's steps
             d = post.decision("best", target=target)
             if (d["met"] and post.diagnostics()["ok"]) or bought >= max_calls:
                 return bool(d["met"]), d["about"] == truth, len(data)

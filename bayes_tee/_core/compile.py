@@ -27,6 +27,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -123,11 +124,14 @@ def compile_density(density: Density):
 RAW, RAW_DIM = "x", "unconstrained"
 
 
-def compile_callback(density: Density) -> CompiledPyMCModel:
+def compile_callback(
+    density: Density, initial_point: Callable[[int], np.ndarray] | None = None
+) -> CompiledPyMCModel:
     """Wrap a density with a C callback (``density.callback()`` returns the log density
     callback, the expand callback, the table their user data point to and the arrays it points
     into) as nutpie's compiled model. The draws hold the unconstrained vector ``x`` only: expand
-    them with :func:`expand_draws`.
+    them with :func:`expand_draws`. ``initial_point(seed)`` starts the chains (a warm start,
+    :mod:`~bayes_tee._core.warm`); by default ``density.initial_point``.
 
     >>> compiled = compile_callback(OrdinalDensity(design, priors))  # doctest: +SKIP
     """
@@ -140,7 +144,7 @@ def compile_callback(density: Density) -> CompiledPyMCModel:
         _shapes={RAW: (ndim,)},
         compiled_logp_func=logp,
         compiled_expand_func=expand,
-        initial_point_func=lambda seed: density.initial_point(np.random.default_rng(seed)),
+        initial_point_func=initial_point or (lambda seed: density.initial_point(np.random.default_rng(seed))),
         # what the table points into lives as long as the compiled model (nutpie holds it
         # while it samples)
         shared_data={f"argument_{i}": a for i, a in enumerate(keep)},

@@ -29,6 +29,7 @@ from .compile import RAW, compile_callback, compile_density, compile_native, exp
 from .density import Density
 from .diagnostics import MAX_RHAT, MIN_ESS, check
 from .exceptions import ArgumentError, SamplingError, first_line
+from .warm import SamplerState, carried, start_points, state_of, usable
 
 if TYPE_CHECKING:
     import pymc as pm
@@ -66,6 +67,7 @@ def sample(
     checkpoints: tuple[int, ...] = (),
     diagnosed: list[str] | None = None,
     settled: int | None = None,
+    warm: SamplerState | None = None,
 ) -> tuple[xr.DataTree, dict]:
     """Sample ``model`` with nutpie or PyMC: the one sampler entry point of every fit.
 
@@ -83,6 +85,11 @@ def sample(
     with the same draws every time. ``diagnosed`` names the draws a checkpoint diagnoses (those
     the fit's own diagnostics will); by default every SD and the grand mean.
 
+    ``warm``, the state of an earlier fit of the same coordinates (:mod:`~bayes_tee._core.warm`),
+    starts the chains at its draws and the step-size adaptation at its step when the density is
+    sampled through its C callback; the caller checks it with :func:`~bayes_tee._core.warm.usable`
+    first. Such a run records its own state (``durations["state"]``) for the next to start from.
+
     Returns
     -------
     (xarray.DataTree, dict)
@@ -98,18 +105,30 @@ def sample(
     key = reuse[0] if reuse is not None else None
     if sampler == "nutpie" and density is not None and hasattr(density, "callback"):
         # a kernel with a C callback: no Python per gradient, nothing compiled per layout
-        compiled = compile_callback(density)
+        warm = warm if usable(warm, density) else None
+        compiled = compile_callback(density, None if warm is None else start_points(warm, density))
+        step = {} if warm is None else {"initial_step": warm.step_size}
+        kept: list[xr.DataTree] = []
+
+        def expand(tree: xr.DataTree) -> xr.DataTree:
+            kept[:] = [tree]  # the unconstrained draws last expanded: the run's own state
+            return expand_draws(tree, density)
+
         if checkpoints:
-            return _run_checkpoints(
+            idata, timing = _run_checkpoints(
                 compiled, chains, tune, draws, target_accept, seed, progressbar, start, checkpoints,
-                lambda tree: expand_draws(tree, density), diagnosed, "callback", settled=settled,
+                expand, diagnosed, "callback", settled=settled, step=step,
             )  # fmt: skip
-        idata, timing = _run_nutpie(
-            compiled, chains, tune, draws, target_accept, seed, progressbar, start, False, "callback"
-        )
-        t = time.perf_counter()
-        idata = expand_draws(idata, density)
-        timing["durations"]["expand_s"] = round(time.perf_counter() - t, 3)
+        else:
+            idata, timing = _run_nutpie(
+                compiled, chains, tune, draws, target_accept, seed, progressbar, start, False, "callback",
+                step=step,
+            )  # fmt: skip
+            t = time.perf_counter()
+            idata = expand(idata)
+            timing["durations"]["expand_s"] = round(time.perf_counter() - t, 3)
+        timing["durations"]["warm_start"] = 0.0 if warm is None else round(carried(warm, density), 4)
+        timing["durations"]["state"] = state_of(kept[0], density, seed or 0) if kept else None
         return idata, timing
     if sampler == "nutpie" and density is not None and key not in _COMPILED and key not in _SEEN:
         if key is not None:
@@ -202,7 +221,9 @@ def _sample_nutpie(
     return _run_nutpie(compiled, chains, tune, draws, target_accept, seed, progressbar, start, reused, kind)
 
 
-def _run_nutpie(compiled, chains, tune, draws, target_accept, seed, progressbar, start, reused, kind):
+def _run_nutpie(
+    compiled, chains, tune, draws, target_accept, seed, progressbar, start, reused, kind, step=None
+):  # fmt: skip
     t1 = time.perf_counter()
     import nutpie  # loads ArviZ and its plots: only when a fit samples
 
@@ -216,6 +237,7 @@ def _run_nutpie(compiled, chains, tune, draws, target_accept, seed, progressbar,
             target_accept=target_accept,
             progress_bar=progressbar,  # nutpie's spelling; ours is PyMC's
             save_warmup=False,
+            **(step or {}),  # a warm start's step size (nutpie's initial_step)
         )
     except RuntimeError as err:
         raise _stopped(err) from None
@@ -224,7 +246,7 @@ def _run_nutpie(compiled, chains, tune, draws, target_accept, seed, progressbar,
 
 def _run_checkpoints(
     compiled, chains, tune, draws, target_accept, seed, progressbar, start, checkpoints,
-    expand, names, kind, reused=False, settled=None,
+    expand, names, kind, reused=False, settled=None, step=None,
 ):  # fmt: skip
     """:func:`sample` with checkpoints: nutpie runs every chain at once in the background;
     at each checkpoint the first ``n`` draws of every chain are expanded (``expand``, for a C
@@ -246,7 +268,7 @@ def _run_checkpoints(
         run = nutpie.sample(
             compiled, chains=chains, cores=chains, tune=tune, draws=draws, seed=seed,
             target_accept=target_accept, progress_bar=progressbar, save_warmup=False,
-            blocking=False, progress_callback=on_progress, progress_rate=100,
+            blocking=False, progress_callback=on_progress, progress_rate=100, **(step or {}),
         )  # fmt: skip
     except RuntimeError as err:
         raise _stopped(err) from None

@@ -27,19 +27,15 @@ import numpy as np
 import pandas as pd
 
 from .._core.exceptions import ArgumentError, DesignError, DiagnosticWarning
+from .._core.warm import SamplerState
 from ..posterior.decision import OBJECTIVES, Objective, objective_for
 from ..posterior.facade import Posterior
 from ..posterior.next_calls import call_costs
-from ..tee.fit import fit_posterior
+from ..tee.fit import REFIT_TUNE, fit_posterior
 from . import checkpoint as ckpt
 
 #: How many times the draws of a step whose fit fails its diagnostics are multiplied on its refit.
 REFIT_FACTOR = 2
-#: Warm-up draws per chain of every step after the pilot's fit, unless ``tune=`` is given: the
-#: posterior moves little between steps and the compiled kernels are reused, so a short warm-up
-#: suffices; a step whose diagnostics fail is refitted with :data:`REFIT_FACTOR` times the draws
-#: (14 systems x 3 judges, 5,020 scattered calls: tune 300 gave bulk ESS 2,640 and R-hat 1.003).
-WARM_TUNE = 300
 #: What the history records per step.
 HISTORY_COLUMNS = ("step", "calls", "cost", "metric", "met", "diagnostics_ok", "refitted", "seconds", "about")
 
@@ -164,9 +160,11 @@ def run_adaptive(
     spent, bought = 0.0, len(already)
     costs = None
     obj = None
+    last = None if saved is None else saved.state  # the last fit's state: the next step's warm start
     while True:
         t0 = time.perf_counter()
-        post, refitted = _fit_step(scored, seed, step, fit_kwargs)
+        post, refitted = _fit_step(scored, seed, step, fit_kwargs, last)
+        last = post.sampler_state
         if obj is None:
             obj = objective_for(post, objective, systems, over, level)
             target = obj.check_target(target)
@@ -192,7 +190,7 @@ def run_adaptive(
                 stopped = "max_cost" if max_cost is not None and len(remaining) else "pool"
         history[-1]["seconds"] = round(time.perf_counter() - t0, 3)
         if stopped is not None:
-            ckpt.write(path, scored, history, stopped)
+            ckpt.write(path, scored, history, stopped, last)
             return AdaptiveRun(
                 post, scored, pd.DataFrame(history, columns=HISTORY_COLUMNS), stopped, d.to_dict()
             )
@@ -210,20 +208,27 @@ def run_adaptive(
                 dict(step=step, calls=len(scored), cost=spent, metric=np.nan, met=False, diagnostics_ok=False,
                      refitted=False, seconds=round(time.perf_counter() - t0, 3), about="oracle error")
             )  # fmt: skip
-            ckpt.write(path, scored, history, None)
+            ckpt.write(path, scored, history, None, last)
             err = DesignError(problem)
             err.run = AdaptiveRun(
                 post, scored, pd.DataFrame(history, columns=HISTORY_COLUMNS), "oracle", d.to_dict()
             )
             raise err
-        ckpt.write(path, scored, history, None)
+        ckpt.write(path, scored, history, None, last)
 
 
-def _fit_step(scored: pd.DataFrame, seed: int | None, step: int, fit_kwargs: dict) -> tuple[Posterior, bool]:
-    """The step's fit; refitted with :data:`REFIT_FACTOR` times the draws when it fails its checks."""
+def _fit_step(
+    scored: pd.DataFrame, seed: int | None, step: int, fit_kwargs: dict, last: SamplerState | None
+) -> tuple[Posterior, bool]:
+    """The step's fit, a refit of the last step's (``fit_posterior``'s ``warm_start``: its
+    chains start at ``last``, where that fit's chains were, when the coordinates agree, else it
+    warms up briefly); refitted with :data:`REFIT_FACTOR` times the draws when it fails its checks.
+    """
     kw = dict(fit_kwargs, random_seed=None if seed is None else seed + step)
-    if step > 0 and kw.get("tune") is None:
-        kw["tune"] = WARM_TUNE
+    if step > 0 and last is not None:
+        kw.setdefault("warm_start", last)
+    elif step > 0 and kw.get("tune") is None:  # nothing to start from: a refit's short warm-up
+        kw["tune"] = REFIT_TUNE
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DiagnosticWarning)
         post = fit_posterior(scored.drop(columns="pool_index", errors="ignore"), **kw)

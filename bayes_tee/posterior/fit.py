@@ -23,6 +23,7 @@ import xarray as xr
 from .._core import diagnostics as diag
 from .._core.priors import PriorSpec
 from .._core.trees import group
+from .._core.warm import SamplerState
 from ..design.design import Design
 from ..design.formula import write_formula
 from ..families import get_family
@@ -52,6 +53,9 @@ class Fit(diag.FitResult):
         self.idata, self.design, self.priors, self.method = idata, design, priors, method
         self.info = dict(info or {})
         self._components: tuple[int, xr.DataArray] | None = None
+        #: Where the chains were (:class:`~bayes_tee._core.warm.SamplerState`), for a refit's
+        #: ``warm_start``; ``None`` for a fit not sampled through a kernel or read from a file.
+        self.sampler_state: SamplerState | None = None
 
     @property
     def _draws(self) -> xr.Dataset:

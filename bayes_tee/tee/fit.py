@@ -21,7 +21,7 @@ import hashlib
 import json
 import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
@@ -33,6 +33,7 @@ from .._core.exceptions import ArgumentError, DesignWarning
 from .._core.priors import PriorSpec, get_prior
 from .._core.sampling import sample
 from .._core.trees import draws_tree
+from .._core.warm import SamplerState, usable
 from ..design.build import build_design
 from ..design.design import Design
 from ..families import Family, get_family
@@ -42,7 +43,7 @@ from ..families.gaussian import DRAWS, TUNE
 from ..likelihoods import Likelihood, build_model, choose_method, get_likelihood, method_note
 from ..likelihoods.registry import GLMM_COORDINATES
 from ..posterior.facade import Posterior, posterior_for
-from ..posterior.fit import convergence_vars
+from ..posterior.fit import Fit, convergence_vars
 
 __all__ = [
     "DRAWS",
@@ -139,10 +140,40 @@ class Settings:
     #: diagnostics' own checks (``sample``'s ``settled``); ``draws`` is then :data:`EXTEND`
     #: times as many. ``None`` when the caller gives ``draws``.
     settled: int | None = None
+    #: Whether the caller gave ``tune`` (a refit's shorter warm-up then does not apply).
+    tune_given: bool = False
+    #: A warm start's checkpoints (from :data:`WARM_FIRST_CHECKPOINT` every
+    #: :data:`WARM_CHECKPOINT_STEP`); none when the caller gives ``draws``.
+    warm_checkpoints: tuple[int, ...] = ()
+
+    def refit(self, started: bool) -> Settings:
+        """These settings for a refit of an earlier fit on more calls (``fit_posterior``'s
+        ``warm_start``): :data:`WARM_TUNE` warm-up steps and checkpoints from
+        :data:`WARM_FIRST_CHECKPOINT` when its chains start at that fit's draws (``started``),
+        else at most :data:`REFIT_TUNE` warm-up steps; the caller's ``tune`` whatever.
+        """
+        if not started:
+            return self if self.tune_given else replace(self, tune=min(self.tune, REFIT_TUNE))
+        tune = self.tune if self.tune_given else WARM_TUNE
+        return replace(self, tune=tune, checkpoints=self.warm_checkpoints or self.checkpoints)
 
 
 #: The first checkpoint of a run at the default draws, and the draws between checkpoints.
 FIRST_CHECKPOINT, CHECKPOINT_STEP = 1000, 500
+#: A warm start's warm-up steps per chain: its chains start inside the earlier posterior with
+#: that fit's step size, so the warm-up only re-estimates the mass matrix and fits the step to
+#: the new data. 14 systems x 100 items x 3 random judges x 2 prompts, 4,975 scattered calls
+#: (``blocks``, 82 coordinates), four seeds: 100 warm-up steps gave bulk ESS 530-900 over 4 x
+#: 500 draws with no divergence, against 300 cold ones before.
+WARM_TUNE = 100
+#: A refit's warm-up steps per chain when its chains cannot start at the earlier fit's draws
+#: (its coordinates changed, or it was not sampled through a kernel): the posterior moves little
+#: between refits on a few more calls (the adaptive loop's steps; 14 systems x 3 judges, 5,020
+#: scattered calls: 300 gave bulk ESS 2,640 and R-hat 1.003).
+REFIT_TUNE = 300
+#: A warm start's first checkpoint and the draws between: it stops at the first look where the
+#: draws pass with margin (as a cold run does from :data:`FIRST_CHECKPOINT` on).
+WARM_FIRST_CHECKPOINT = WARM_CHECKPOINT_STEP = 250
 #: At the default draws (nutpie) a fit that fails its checks at the family's (or likelihood's)
 #: draws goes on to at most this many times as many, and stops at the first checkpoint that
 #: passes. Five of the 135 small-facet GLMM fits had an R-hat of 1.011-1.017 at 4,000 (binary)
@@ -215,6 +246,8 @@ def sampler_settings(
         progressbar=progressbar,
         checkpoints=tuple(range(FIRST_CHECKPOINT, most, CHECKPOINT_STEP)) if looks else (),
         settled=d_draws if looks else None,
+        tune_given=tune is not None,
+        warm_checkpoints=tuple(range(WARM_FIRST_CHECKPOINT, most, WARM_CHECKPOINT_STEP)) if looks else (),
     )
 
 
@@ -230,10 +263,19 @@ def choose_likelihood(design: Design, method: str = "auto") -> Likelihood:
 
 
 def sample_posterior(
-    design: Design, lk: Likelihood, spec: PriorSpec, settings: Settings
+    design: Design,
+    lk: Likelihood,
+    spec: PriorSpec,
+    settings: Settings,
+    refit: bool = False,
+    warm: SamplerState | None = None,
 ) -> tuple[xr.DataTree, dict]:
     """Sample the likelihood on the sampler's scale and return the draws on the user's scale,
-    with what the posterior records of the run (settings, timings, free parameters).
+    with what the posterior records of the run (settings, timings, free parameters) and, under
+    ``"sampler_state"``, where its chains were (:mod:`bayes_tee._core.warm`; ``None`` unless
+    sampled through a C callback). A ``refit`` of an earlier fit samples with
+    :meth:`Settings.refit`'s settings; ``warm``, that fit's state, starts the chains when the
+    density has the same coordinates.
     """
     t0 = time.perf_counter()
     std, loc, scale = standardize(design, spec)
@@ -257,13 +299,15 @@ def sample_posterior(
     reuse = None
     if lk.data is not None:
         reuse = (layout_key(std, spec, lk.name, lk.key(std) if lk.key else None), lk.data(std))
-    s = settings
+    warm = warm if usable(warm, density) and hasattr(density, "callback") else None
+    s = settings.refit(started=warm is not None) if refit else settings
     idata, timing = sample(
         model, s.sampler, s.chains, s.tune, s.draws, s.target_accept, s.random_seed, s.progressbar, reuse,
         density=density, checkpoints=s.checkpoints,
         diagnosed=convergence_vars(design.terms, design.family, design.covariates),
-        settled=s.settled,
+        settled=s.settled, warm=warm,
     )  # fmt: skip
+    state = timing["durations"].pop("state", None)
     posterior = idata["posterior"].to_dataset()
     posterior = posterior[[v for v in posterior.data_vars if not str(v).endswith("__")]]
     posterior = unstandardize(posterior, loc, scale)
@@ -285,8 +329,9 @@ def sample_posterior(
         ),
         "standardized": {"location": loc, "scale": scale},
         "method_note": method_note(design, lk.name),
+        "warm_start": timing["durations"].pop("warm_start", 0.0),
     }
-    return draws_tree(posterior, idata), info
+    return draws_tree(posterior, idata), info | {"sampler_state": state}
 
 
 def make_posterior(
@@ -329,6 +374,7 @@ def fit_posterior(
     random_seed: int | None = None,
     progressbar: bool = True,
     client: object = None,
+    warm_start: Fit | SamplerState | None = None,
 ) -> Posterior:
     """Fit the Bayesian TEE model to long evaluation data.
 
@@ -432,6 +478,18 @@ def fit_posterior(
         With a dask frame or a parquet path: compute the per-cell statistics on this
         ``dask.distributed`` cluster, so the rows stay on its workers; the sampler then runs
         here on the cells (:func:`~bayes_tee.design.out_of_core.validate_dask`).
+    warm_start : Posterior or SamplerState, optional
+        An earlier fit of the same model on fewer calls (the adaptive loop's last step), or its
+        ``sampler_state``. When the likelihood is sampled through its kernel (Gaussian,
+        binomial or ordinal) with the same variance components, each chain starts at one of
+        that fit's draws with its step size (:mod:`bayes_tee._core.warm`), warms up for
+        :data:`WARM_TUNE` steps and may stop from :data:`WARM_FIRST_CHECKPOINT` draws on, at
+        the first look that passes the checks above. A sampled term that gained levels (the
+        GLMMs' item or cell effects after calls on new items or cells) starts as in any fit;
+        ``info["warm_start"]`` is the share of coordinates started from the draws (0 when the
+        warm start did not apply). Otherwise the fit starts as any fit does, with at most
+        :data:`REFIT_TUNE` warm-up steps (the posterior moves little between refits). The
+        caller's ``tune`` and ``draws`` hold whatever. The draws are diagnosed as any fit's.
 
     Returns
     -------
@@ -462,5 +520,14 @@ def fit_posterior(
         likelihood_draws=lk.draws(design) if lk.draws else None,
         likelihood_tune=lk.tune(design) if lk.tune else None,
     )  # fmt: skip
-    idata, info = sample_posterior(design, lk, spec, settings)
-    return make_posterior(idata, design, spec, lk, info)
+    if warm_start is not None and not isinstance(warm_start, Fit | SamplerState):
+        raise ArgumentError(
+            "warm_start takes an earlier fit (a Posterior) or its sampler_state, got "
+            f"{type(warm_start).__name__}."
+        )
+    warm = warm_start.sampler_state if isinstance(warm_start, Fit) else warm_start
+    idata, info = sample_posterior(design, lk, spec, settings, refit=warm_start is not None, warm=warm)
+    state = info.pop("sampler_state")
+    post = make_posterior(idata, design, spec, lk, info)
+    post.sampler_state = state
+    return post

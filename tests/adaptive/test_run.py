@@ -66,6 +66,8 @@ def test_the_run_buys_pool_rows_once_and_stops_where_it_says(full, pilot, pool):
     assert h["metric"].iloc[-1] == pytest.approx(last["metric"])
     if r.stopped == "target":
         assert last["met"] and h["diagnostics_ok"].iloc[-1]
+    # every step after the pilot's is a refit that starts at the last step's draws
+    assert len(h) > 1 and r.posterior.info["warm_start"] == 1.0
     # scored calls match the replay exactly
     merged = r.data.merge(full, on=KEYS, suffixes=("", "_true"))
     np.testing.assert_allclose(merged["score"], merged["score_true"])
