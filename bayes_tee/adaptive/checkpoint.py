@@ -58,7 +58,8 @@ def write(
     if path is None:
         return
     warm = None if state is None else {
-        "signature": state.signature, "points": np.asarray(state.points), "step_size": state.step_size
+        "signature": state.signature, "points": np.asarray(state.points), "step_size": state.step_size,
+        "labels": dict(state.labels),
     }  # fmt: skip
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
@@ -83,5 +84,5 @@ def read(path: Path) -> Checkpoint:
     if not isinstance(saved, dict) or saved.get("version") not in (1, VERSION):
         raise FileError(f"{path}: not a checkpoint of this version of bayes_tee; delete it to start afresh.")
     warm = saved.get("state")
-    state = None if warm is None else SamplerState(warm["signature"], warm["points"], warm["step_size"])
+    state = None if warm is None else SamplerState(**warm)
     return Checkpoint(saved["data"], saved["history"], saved["stopped"], state)

