@@ -14,6 +14,7 @@ from arviz_stats import ess
 
 import bayes_tee as bt
 from bayes_tee._core import sampling
+from bayes_tee.cli.warmup import LAYOUTS as WARMED
 from bayes_tee.design.terms import model_terms
 from bayes_tee.gstudy.layouts import crossed_layout
 from bayes_tee.posterior import dstudy as ds
@@ -157,28 +158,17 @@ def test_seed002_strategies_match_their_closed_forms():
 
 @pytest.mark.slow
 def test_compiled_model_reuse_gives_the_same_draws():
-    kw = dict(
-        outcome="score",
-        item="item",
-        prompt="prompt",
-        judge="judge",
-        replicate="replicate",
-        draws=200,
-        tune=200,
-        chains=2,
-        random_seed=3,
-        progressbar=False,
-    )
-    d1 = bt.simulate.tee_dgp(
-        n_items=12, n_prompts=2, n_judges=2, n_temperatures=1, n_replicates=2, random_seed=1
-    )
-    d2 = bt.simulate.tee_dgp(
-        n_items=12, n_prompts=2, n_judges=2, n_temperatures=1, n_replicates=2, random_seed=2
-    )
+    # the warm-up's marginal layout (bayes-tee warmup, run by make venv): its PyMC model was
+    # compiled at install and is loaded from the disk cache; d2 is the same calls, new scores
+    kw = WARMED["marginal"]()
+    d1 = kw.pop("data")
+    kw.pop("method")
+    kw |= dict(draws=200, tune=200, chains=2, random_seed=3, progressbar=False)
+    d2 = d1.assign(score=d1["score"] + np.random.default_rng(2).normal(0, 0.5, len(d1)))
     sampling.clear_cache()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bt.DiagnosticWarning)
-        first = bt.fit_posterior(d1, **kw)  # the strata kernel's C callback: nothing compiled
+        first = bt.fit_posterior(d1, **kw)  # the blocks kernel's C callback: nothing compiled
         native = dict(kw, method="marginal")  # a PyMC model: compiled natively once per process
         again = bt.fit_posterior(d1, **native)
         reused = bt.fit_posterior(d2, **native)  # ... then reused with new scores
