@@ -29,7 +29,7 @@ from .compile import RAW, compile_callback, compile_density, compile_native, exp
 from .density import Density
 from .diagnostics import MAX_RHAT, MIN_ESS, check
 from .exceptions import ArgumentError, SamplingError, first_line
-from .warm import SamplerState, carried, start_points, state_of, usable
+from .warm import SamplerState, carried, start_points, state_of
 
 if TYPE_CHECKING:
     import pymc as pm
@@ -87,7 +87,7 @@ def sample(
 
     ``warm``, the state of an earlier fit of the same coordinates (:mod:`~bayes_tee._core.warm`),
     starts the chains at its draws and the step-size adaptation at its step when the density is
-    sampled through its C callback; the caller checks it with :func:`~bayes_tee._core.warm.usable`
+    sampled through its C callback; the caller has checked it with :func:`~bayes_tee._core.warm.usable`
     first. Such a run records its own state (``durations["state"]``) for the next to start from.
 
     Returns
@@ -105,7 +105,6 @@ def sample(
     key = reuse[0] if reuse is not None else None
     if sampler == "nutpie" and density is not None and hasattr(density, "callback"):
         # a kernel with a C callback: no Python per gradient, nothing compiled per layout
-        warm = warm if usable(warm, density) else None
         compiled = compile_callback(density, None if warm is None else start_points(warm, density))
         step = {} if warm is None else {"initial_step": warm.step_size}
         kept: list[xr.DataTree] = []

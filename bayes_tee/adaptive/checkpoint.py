@@ -1,8 +1,8 @@
 """An adaptive run's checkpoint: every scored call, the history, how the run ended and where the
 last fit's chains were (the next step's warm start), in one file.
 
-The file is a pickle of plain pandas and NumPy objects, written to a temporary file and moved into place,
-so a run killed while writing leaves the previous checkpoint whole. Read only checkpoints you
+The file is a pickle of plain pandas and NumPy objects, written to a temporary file and moved into
+place, so a run killed while writing leaves the previous checkpoint whole. Read only checkpoints you
 wrote (a pickle runs code when read).
 
 >>> write(Path("run.pkl"), scored, history, None)  # doctest: +SKIP
@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import os
 import pickle
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from .._core.exceptions import FileError
@@ -57,10 +56,7 @@ def write(
     """Write the run's state to ``path`` atomically (nothing without a path)."""
     if path is None:
         return
-    warm = None if state is None else {
-        "signature": state.signature, "points": np.asarray(state.points), "step_size": state.step_size,
-        "labels": dict(state.labels),
-    }  # fmt: skip
+    warm = None if state is None else asdict(state)  # plain objects: read back by SamplerState(**warm)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as f:

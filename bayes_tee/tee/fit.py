@@ -142,20 +142,19 @@ class Settings:
     settled: int | None = None
     #: Whether the caller gave ``tune`` (a refit's shorter warm-up then does not apply).
     tune_given: bool = False
-    #: A warm start's checkpoints (from :data:`WARM_FIRST_CHECKPOINT` every
-    #: :data:`WARM_CHECKPOINT_STEP`); none when the caller gives ``draws``.
-    warm_checkpoints: tuple[int, ...] = ()
 
     def refit(self, started: bool) -> Settings:
         """These settings for a refit of an earlier fit on more calls (``fit_posterior``'s
         ``warm_start``): :data:`WARM_TUNE` warm-up steps and checkpoints from
         :data:`WARM_FIRST_CHECKPOINT` when its chains start at that fit's draws (``started``),
-        else at most :data:`REFIT_TUNE` warm-up steps; the caller's ``tune`` whatever.
+        else at most :data:`REFIT_TUNE` warm-up steps; the caller's ``tune`` and ``draws`` whatever
+        (a run without checkpoints, given ``draws``, gets none).
         """
         if not started:
             return self if self.tune_given else replace(self, tune=min(self.tune, REFIT_TUNE))
         tune = self.tune if self.tune_given else WARM_TUNE
-        return replace(self, tune=tune, checkpoints=self.warm_checkpoints or self.checkpoints)
+        looks = range(WARM_FIRST_CHECKPOINT, self.draws, WARM_CHECKPOINT_STEP) if self.checkpoints else ()
+        return replace(self, tune=tune, checkpoints=tuple(looks))
 
 
 #: The first checkpoint of a run at the default draws, and the draws between checkpoints.
@@ -247,7 +246,6 @@ def sampler_settings(
         checkpoints=tuple(range(FIRST_CHECKPOINT, most, CHECKPOINT_STEP)) if looks else (),
         settled=d_draws if looks else None,
         tune_given=tune is not None,
-        warm_checkpoints=tuple(range(WARM_FIRST_CHECKPOINT, most, WARM_CHECKPOINT_STEP)) if looks else (),
     )
 
 
