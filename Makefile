@@ -8,6 +8,8 @@ STAMP := $(VENV)/.installed
 LOCK := requirements/lock.txt
 LATEST := .venv-latest
 PYTEST_FAST := -m "not slow"
+# two workers, whole files each, in the order tests/conftest.py gives (longest first)
+XDIST := -n 2 --dist loadfile --no-loadscope-reorder
 
 .PHONY: demo test test-fast lint test-latest lock wheel-check python-check venv bench models paper clean docs
 
@@ -43,11 +45,11 @@ lint: $(STAMP)
 ## Lint, then the whole test suite and the package's docstring examples on the locked stack in
 ## one run (two pytest-xdist workers; the slowest tests listed, against the 15-minute budget)
 test: lint
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=15 --doctest-modules bayes_tee tests
+	$(BIN)/python -m pytest -q $(XDIST) --durations=15 --doctest-modules bayes_tee tests
 
 ## The inner loop: tests not marked slow
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile $(PYTEST_FAST)
+	$(BIN)/python -m pytest -q $(XDIST) $(PYTEST_FAST)
 
 ## The newest releases pyproject's ranges allow, in a separate venv, on the fast subset
 test-latest: | python-check
@@ -56,7 +58,7 @@ test-latest: | python-check
 	$(LATEST)/bin/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
 	$(LATEST)/bin/uv pip install --quiet --compile-bytecode --python $(LATEST)/bin/python --refresh --upgrade -e ".[test]"
 	$(LATEST)/bin/uv pip list --python $(LATEST)/bin/python 2>/dev/null | grep -iE '^(pymc|pytensor|arviz|nutpie|numpy|pandas|xarray|scipy) '
-	$(LATEST)/bin/python -m pytest -q -n 2 --dist loadfile $(PYTEST_FAST) -p no:cacheprovider
+	$(LATEST)/bin/python -m pytest -q $(XDIST) $(PYTEST_FAST) -p no:cacheprovider
 
 ## Re-resolve the lock from pyproject's ranges (one file for Python 3.12 and 3.13, every platform)
 lock: $(STAMP)

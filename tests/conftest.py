@@ -22,23 +22,28 @@ from bayes_tee.likelihoods.logit_glmm.crossed_kernel import crossed_forward
 from bayes_tee.posterior.facade import posterior_for
 
 #: Test files that run longest (measured with --durations), scheduled first: ``make test`` hands
-#: whole files to its two workers (``--dist loadfile``), and a long file collected last leaves
-#: one worker running it alone (longest-processing-time-first scheduling).
-LONGEST_FIRST = (  # longest first by measured total (seconds on 2 cores, stop 32)
-    "test_notebooks.py",  # 383 with every notebook; split since by what they read
-    "test_notebooks_shared.py",
-    "test_coverage.py",  # 213
-    "test_calibration.py",  # 149
-    "test_conformance.py",  # 125
-    "test_noise.py",  # 111
-    "test_strata_density.py",  # 105
-    "test_fit_cells.py",  # 91
-    "test_predictive.py",  # 83
-    "test_glmm.py",  # 58
-    "test_cli.py",  # 48
-    "test_glmm_quadrature.py",  # 44
-    "test_fit.py",  # 40
-    "test_gstudy.py",  # 30
+#: whole files to its two workers (``--dist loadfile``, with ``--no-loadscope-reorder`` so that
+#: pytest-xdist keeps this order instead of sorting files by their number of tests), and a long
+#: file collected last leaves one worker running it alone (longest-processing-time-first).
+LONGEST_FIRST = (  # longest first by measured total (seconds on 2 cores, 2026-12-06)
+    "test_notebooks.py",  # 120
+    "test_conformance.py",  # 102
+    "test_notebooks_shared.py",  # 91
+    "test_ordinal.py",  # 85
+    "test_coverage.py",  # 61
+    "test_noise.py",  # 44
+    "test_fit_cells.py",  # 41
+    "test_predictive.py",  # 41
+    "test_glmm.py",  # 40
+    "test_sweep_adaptation.py",  # 35
+    "test_sbc.py",  # 31
+    "test_cli.py",  # 29
+    "test_strata_density.py",  # 27
+    "test_native.py",  # 24
+    "test_covariate_recovery.py",  # 24
+    "test_calibration.py",  # 24
+    "test_plugin.py",  # 22
+    "test_glmm_quadrature.py",  # 21
 )
 
 
