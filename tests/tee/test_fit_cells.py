@@ -25,12 +25,16 @@ def pilot():
 
 @pytest.fixture(scope="module")
 def demo_post_cells(pilot):
-    """The pilot through the general cell-level model (4 x 500 draws: each component's median
-    has an MC error under 0.1 posterior SD).
+    """The pilot through the general cell-level model: 2 x 1,000 draws, which mix better than
+    4 x 500 in less time (sampler seeds 2-4: bulk ESS 160-400 against 100-260, the components'
+    medians 0.03-0.13 posterior SD from the balanced fit's against 0.05-0.14; 13-17 s against
+    22-29 s alone on two cores).
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bt.DiagnosticWarning)  # asserted in the test
-        return bt.fit_posterior(pilot, **ROLES, method="cells", random_seed=2, draws=500, tune=500)
+        return bt.fit_posterior(
+            pilot, **ROLES, method="cells", random_seed=2, chains=2, draws=1000, tune=500
+        )
 
 
 @pytest.mark.slow
@@ -42,7 +46,7 @@ def test_cell_model_agrees_with_the_balanced_shortcut(
     agrees_with_the_balanced_shortcut(balanced, demo_post_cells)
 
 
-@pytest.mark.slow  # the cell-model fixture takes a minute
+@pytest.mark.slow  # the cell-model fixture: 13-17 s alone
 def test_log_densities_need_the_effects_of_a_cell_model(tmp_path, demo_post_cells):
     """Power-scaling needs the likelihood per draw: a cell-level fit has it in memory, not
     after saving without its random effects.
@@ -59,5 +63,5 @@ def test_log_densities_need_the_effects_of_a_cell_model(tmp_path, demo_post_cell
         demo_post_cells.method,
     )
     prior, lik = log_densities(few)
-    assert lik.shape == (4, 25) and np.isfinite(lik.values).all()
+    assert lik.shape == (2, 25) and np.isfinite(lik.values).all()
     assert np.isfinite(prior["sigma_item"].values).all()
