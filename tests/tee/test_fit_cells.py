@@ -32,9 +32,7 @@ def demo_post_cells(pilot):
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bt.DiagnosticWarning)  # asserted in the test
-        return bt.fit_posterior(
-            pilot, **ROLES, method="cells", random_seed=2, chains=2, draws=1000, tune=500
-        )
+        return bt.fit_posterior(pilot, **ROLES, method="cells", random_seed=2, chains=2, draws=1000, tune=500)
 
 
 @pytest.mark.slow
