@@ -23,10 +23,8 @@ $(STAMP): pyproject.toml $(LOCK) | python-check
 	rm -rf $(VENV)
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
-	# no --compile-bytecode: compiling all of site-packages took 19 s of the 20 s install; Python
-	# compiles the modules a run imports on first import instead (about 2 s, once)
-	$(BIN)/uv pip install --quiet --python $(BIN)/python -r $(LOCK)
-	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps -e .
+	$(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -r $(LOCK)
+	$(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python --no-deps -e .
 	$(BIN)/python -m compileall -q bayes_tee  # the package's own bytecode (an editable install has none)
 	$(BIN)/python -m ipykernel install --user --name bayes_tee --display-name "bayes_tee" >/dev/null
 	$(BIN)/bayes-tee warmup >/dev/null  # the kernels and PyTensor's operations compiled into the caches once (about 150 s)
@@ -58,7 +56,7 @@ test-latest: | python-check
 	rm -rf $(LATEST)
 	$(PY) -m venv $(LATEST)
 	$(LATEST)/bin/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
-	$(LATEST)/bin/uv pip install --quiet --python $(LATEST)/bin/python --refresh --upgrade -e ".[test]"
+	$(LATEST)/bin/uv pip install --quiet --compile-bytecode --python $(LATEST)/bin/python --refresh --upgrade -e ".[test]"
 	$(LATEST)/bin/uv pip list --python $(LATEST)/bin/python 2>/dev/null | grep -iE '^(pymc|pytensor|arviz|nutpie|numpy|pandas|xarray|scipy) '
 	$(LATEST)/bin/python -m pytest -q $(XDIST) $(PYTEST_FAST) -p no:cacheprovider
 
