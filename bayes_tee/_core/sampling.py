@@ -17,8 +17,9 @@ nutpie runs each chain in a thread of its own, so every fit samples with the BLA
 (NumPy's and SciPy's OpenBLAS) held to one thread, as ``pm.sample`` does through its
 ``blas_cores``: a compiled PyMC model's matrix products otherwise start BLAS threads inside every
 chain's thread, and those threads wait for cores the chains hold. On two cores a ``cells`` fit
-(20 items, 2 x 1,500 iterations) took 22.6 s and 39 s of CPU with OpenBLAS's default threads,
-9.9 s and 14 s with one; a fit through a numba kernel's C callback is unchanged.
+(20 items, 2 x 1,500 iterations) took 15-17 s and 30-33 s of CPU with OpenBLAS's own threads,
+4.7-5.0 s and 9 s with one; ``marginal`` fits and those through a numba kernel's C callback are
+unchanged (``benchmarks/bench_blas_threads.py``).
 """
 
 from __future__ import annotations

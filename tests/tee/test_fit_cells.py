@@ -28,7 +28,7 @@ def demo_post_cells(pilot):
     """The pilot through the general cell-level model: 2 x 1,000 draws, which mix better than
     4 x 500 in less time (sampler seeds 2-4: bulk ESS 160-400 against 100-260, the components'
     medians 0.03-0.13 posterior SD from the balanced fit's against 0.05-0.14; 13-17 s against
-    22-29 s alone on two cores).
+    22-29 s alone on two cores, both with OpenBLAS's own threads, which fits no longer use).
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bt.DiagnosticWarning)  # asserted in the test
