@@ -24,6 +24,7 @@ unchanged (``benchmarks/bench_blas_threads.py``).
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 import warnings
@@ -62,6 +63,20 @@ def clear_cache() -> None:
     _SEEN.clear()
 
 
+def _one_blas_thread(func: Callable) -> Callable:
+    """``func`` run with the BLAS libraries held to one thread (module docstring), the limit
+    taken when it is called, so that libraries loaded after this module are held too.
+    """
+
+    @functools.wraps(func)
+    def run(*args, **kwargs):
+        with threadpool_limits(limits=1, user_api="blas"):
+            return func(*args, **kwargs)
+
+    return run
+
+
+@_one_blas_thread
 def sample(
     model: pm.Model | Callable[[], pm.Model],
     sampler: Literal["nutpie", "pymc"],
@@ -110,30 +125,6 @@ def sample(
     --------
     >>> idata, timing = sample(model, "nutpie", 4, 1000, 1000, 0.9, 1, False)  # doctest: +SKIP
     """
-    with threadpool_limits(limits=1, user_api="blas"):  # one BLAS thread a chain (module docstring)
-        return _sample(
-            model, sampler, chains, tune, draws, target_accept, seed, progressbar, reuse, density,
-            checkpoints, diagnosed, settled, warm,
-        )  # fmt: skip
-
-
-def _sample(
-    model: pm.Model | Callable[[], pm.Model],
-    sampler: Literal["nutpie", "pymc"],
-    chains: int,
-    tune: int,
-    draws: int,
-    target_accept: float,
-    seed: int | None,
-    progressbar: bool,
-    reuse: tuple[str, dict] | None = None,
-    density: Density | None = None,
-    checkpoints: tuple[int, ...] = (),
-    diagnosed: list[str] | None = None,
-    settled: int | None = None,
-    warm: SamplerState | None = None,
-) -> tuple[xr.DataTree, dict]:
-    """:func:`sample`'s body, run with one BLAS thread."""
     start = time.perf_counter()
     key = reuse[0] if reuse is not None else None
     if sampler == "nutpie" and density is not None and hasattr(density, "callback"):
