@@ -27,8 +27,8 @@ def pilot():
 def demo_post_cells(pilot):
     """The pilot through the general cell-level model: 2 x 1,000 draws, which mix better than
     4 x 500 in less time (sampler seeds 2-4: bulk ESS 160-400 against 100-260, the components'
-    medians 0.03-0.13 posterior SD from the balanced fit's against 0.05-0.14; 13-17 s against
-    22-29 s alone on two cores, both with OpenBLAS's own threads, which fits no longer use).
+    medians 0.03-0.13 posterior SD from the balanced fit's against 0.05-0.14). Its setup takes
+    7.2 s alone on two cores.
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bt.DiagnosticWarning)  # asserted in the test
@@ -44,7 +44,7 @@ def test_cell_model_agrees_with_the_balanced_shortcut(
     agrees_with_the_balanced_shortcut(balanced, demo_post_cells)
 
 
-@pytest.mark.slow  # the cell-model fixture: 13-17 s alone
+@pytest.mark.slow  # shares the cell-model fixture
 def test_log_densities_need_the_effects_of_a_cell_model(tmp_path, demo_post_cells):
     """Power-scaling needs the likelihood per draw: a cell-level fit has it in memory, not
     after saving without its random effects.
