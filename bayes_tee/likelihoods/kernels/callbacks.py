@@ -191,7 +191,8 @@ def _b0(t, k):  # pragma: no cover - compiled
 def _finish(value, grad, dim, out_, logp_):  # pragma: no cover - compiled
     """Copy the kernel's result out; the code nutpie reads."""
     out = numba.carray(out_, (dim,))
-    out[:] = grad
+    for j in range(dim):  # a loop: a slice assignment compiles numba's shape-error formatting
+        out[j] = grad[j]
     logp_[0] = value
     return 0 if math.isfinite(value) else NOT_FINITE
 
@@ -297,7 +298,8 @@ def _copy(dim, n_expanded, x_, out_, table_):  # pragma: no cover - compiled
     """The draws as sampled: the unconstrained vector, expanded after sampling."""
     x = numba.carray(x_, (dim,))
     out = numba.carray(out_, (n_expanded,))
-    out[:] = x
+    for j in range(n_expanded):
+        out[j] = x[j]
     return 0
 
 

@@ -146,7 +146,11 @@ def crossed_forward(x, c_int, c_flt):  # pragma: no cover - compiled
         n = L - 1
         v, _, lj = _totals(x, o, n, La, Lb, ls, log_la, log_lb, info, v_hat)
         log_jac += lj
-        out[o + 1 : o + L] = R @ v
+        for m in range(n):
+            acc = 0.0
+            for k in range(n):
+                acc += R[m, k] * v[k]
+            out[o + 1 + m] = acc
         for side in range(2):
             off, Lm, j, lsm, log_lm, first, scale, alpha, beta = _main(
                 side, oa, La, ja, lsa, log_la, ob, Lb, jb, lsb, log_lb, ls

@@ -178,8 +178,10 @@ def _level_adaptation(t, r_base_off, n_bases, L):  # pragma: no cover - compiled
 def _side_by_side(betas, eff):  # pragma: no cover - compiled
     """The fixed level effects and the random effects in one vector, as ``cell_at`` indexes them."""
     vals = np.empty(betas.size + eff.size)
-    vals[: betas.size] = betas
-    vals[betas.size :] = eff
+    for j in range(betas.size):
+        vals[j] = betas[j]
+    for j in range(eff.size):
+        vals[betas.size + j] = eff[j]
     return vals
 
 
@@ -231,13 +233,15 @@ def backward(
                                 g_betas[pos] += g_main[lev]
                             else:
                                 g_eff[pos - n_b] += g_main[lev]
-                grad[o + 1 : o + L] = gb - w_rest / (s * s)
+                for m in range(L - 1):
+                    grad[o + 1 + m] = gb[m] - w_rest[m] / (s * s)
                 g_sd[j] += (w_rest @ w_rest) / (s * s * s) - (L - 1) / s
             else:  # v = s u = a(s) + b(s) z, its prior N(0, s) and the Jacobian b(s)^(L-1)
                 q = 1.0 + s * s * info
                 root = np.sqrt(q)
                 u = (s * info / q) * v_hat + w_rest / root
-                grad[o + 1 : o + L] = (s / root) * gb - u / root
+                for m in range(L - 1):
+                    grad[o + 1 + m] = (s / root) * gb[m] - u[m] / root
                 dv_ds = (2.0 * s * info / (q * q)) * v_hat + w_rest / (q * root)
                 # d/ds of -u.u/2 - (L-1) log(q)/2 at fixed z, with no division by s
                 g_prior = -2.0 * info / (q * q) * (u @ v_hat)

@@ -260,7 +260,11 @@ def ordinal_logp_grad(
                     g_cut[a, k] += g_sc[a, j, k] * inv_s[j]
                     g_ls[j] -= g_sc[a, j, k] * cut_sc[a, j, k]
         g_ls -= log_s / (spread_sd * spread_sd)
-        grad[spread_off : spread_off + J - 1] = g_ls @ spread_basis
+        for m in range(J - 1):
+            acc = 0.0
+            for j in range(J):
+                acc += g_ls[j] * spread_basis[j, m]
+            grad[spread_off + m] = acc
     # the gaps: cut_j = (sum of gaps below j) - mean over j, so d cut_j / d g_k =
     # gap_k * (1[j > k] - (K - 2 - k) / (K - 1)); plus the gaps' own prior
     for s in range(n_sets):

@@ -200,12 +200,16 @@ def strata_logp_grad(
         mean_sq = col * col / n_items
         parts = np.zeros(pool.shape[1])
         n_strata = mask_item.shape[0]
-        parts[:n_strata] = replicates * (mask_item @ (total - mean_sq) + mask_rest @ mean_sq)
+        raw = mask_item @ (total - mean_sq) + mask_rest @ mean_sq
+        for m in range(n_strata):
+            parts[m] = replicates * raw[m]
         grand = w.mean()
         dev = np.zeros(betas.size)
         for f in range(n_fix):
             L = fix_len[f]
-            dev[b_off[f] : b_off[f + 1]] = _axis_sums(w, fix_axis_stride[f], L) * (L / n_cells) - grand
+            sums = _axis_sums(w, fix_axis_stride[f], L)
+            for m in range(L):
+                dev[b_off[f] + m] = sums[m] * (L / n_cells) - grand
         if n_cat > 0:  # the item stratum within categories; their means are a term of their own
             cat_u = (_axis_sums(w, P, n_items) / P) @ cat_weights
             cat_eff = cat_u - grand
@@ -250,8 +254,9 @@ def strata_logp_grad(
         q = fix_weight[f] * (diff @ diff)
         logp += -0.5 * (fix_df[f] * np.log(emsf) + q / emsf)
         g_s2 += fix_coef[f] * (-0.5 * (fix_df[f] / emsf - q / (emsf * emsf)))
-        g_dev[lo:hi] = -fix_weight[f] * diff / emsf
-        g_betas[lo:hi] += fix_weight[f] * diff / emsf
+        for m in range(hi - lo):
+            g_dev[lo + m] = -fix_weight[f] * diff[m] / emsf
+            g_betas[lo + m] += fix_weight[f] * diff[m] / emsf
 
     # -- backward through the completed array ------------------------------------------------
     if augmented:
@@ -303,7 +308,8 @@ def strata_logp_grad(
             within = within_ss + contrast
             logp += -rep_dof * np.log(rep) - within / (2.0 * rep * rep)
             g_sd[rep_index] += -rep_dof / rep + within / (rep * rep * rep)
-        grad[lat_off:] = y_sd * g_z
+        for j in range(g_z.size):
+            grad[lat_off + j] = y_sd * g_z[j]
 
     g_sd += 2.0 * sd * g_s2
     finish_gradient(grad, sd, g_sd, g_mu, g_betas, b_off, fix_off, fix_len, bases, base_off)
