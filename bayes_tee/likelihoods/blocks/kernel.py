@@ -11,7 +11,7 @@ import numba
 import numpy as np
 
 from ..kernels import key_cache_on_sources
-from ..kernels.dense import FAST, factor
+from ..kernels.dense import FAST, dot, factor, matvec, vecmat
 from ..kernels.prior import finish_gradient, fixed_prior, sd_prior
 
 __all__ = ["blocks_logp_grad"]
@@ -131,9 +131,9 @@ def blocks_logp_grad(
     n_fix = fix_off.size
     betas, lp_fix, g_betas, b_off = fixed_prior(x, fix_off, fix_len, bases, base_off, fixed_scale)
     logp += lp_fix
-    v = v_coef @ s2
+    v = matvec(v_coef, s2)
     inv_v = 1.0 / v
-    gam = g_coef @ s2
+    gam = matvec(g_coef, s2)
     g_v = np.zeros(T)
     g_gam = np.zeros(T)
     n_i = float(n_items)
@@ -143,7 +143,7 @@ def blocks_logp_grad(
     for f in range(n_fix):
         for q in range(M):
             m[q] += betas[b_off[f] + fix_level[f, q]]
-    mrot = H @ m
+    mrot = matvec(H, m)
     crot = mrot.copy()
     # item-free effects around their complete-design conditional posterior
     n_alpha = alpha_r.size
@@ -236,7 +236,7 @@ def blocks_logp_grad(
     Cm = np.zeros((s_max, s_max))  # the other terms against the first
     Mm = np.zeros((s_max, s_max))
     # nested items: the cells' diagonal (full-cell term and the calls' noise at R calls)
-    dsum = diag_coef @ s2
+    dsum = dot(diag_coef, s2)
     n_nt = col_of.shape[1]
     gnd = 0.0
     gndr = 0.0
@@ -482,12 +482,12 @@ def blocks_logp_grad(
         g_gam[t] += dgam
         w = alpha_w[k]
         g_mrot[r] += -G * w
-    g_m = H.T @ g_mrot
+    g_m = vecmat(g_mrot, H)
     g_mu += g_m.sum()
     for f in range(n_fix):
         for q in range(M):
             g_betas[b_off[f] + fix_level[f, q]] += g_m[q]
-    g_s2 += g_v @ v_coef + g_gam @ g_coef
+    g_s2 += vecmat(g_v, v_coef) + vecmat(g_gam, g_coef)
     g_sd += 2.0 * sd * g_s2
     finish_gradient(grad, sd, g_sd, g_mu, g_betas, b_off, fix_off, fix_len, bases, base_off)
     return logp, grad

@@ -49,6 +49,7 @@ import numba
 import numpy as np
 
 from ..kernels import key_cache_on_sources
+from ..kernels.dense import vecmat
 
 #: Integers per crossed term in ``c_int`` (module docstring).
 N_INT = 10
@@ -178,7 +179,7 @@ def crossed_backward(x, grad, c_int, c_flt):  # pragma: no cover - compiled
         n = L - 1
         # the totals' subspace coordinates again, and the gradient in them
         v, b, _ = _totals(x, o, n, La, Lb, ls, log_la, log_lb, info, v_hat)
-        g_v = np.ascontiguousarray(R.T) @ np.ascontiguousarray(grad[o + 1 : o + L])
+        g_v = vecmat(grad[o + 1 : o + L], R)
         g_ls, g_lsm = 0.0, np.zeros(2)  # gradients in log s and in the main effects' log SDs
         for side in range(2):
             off, Lm, j, lsm, log_lm, first, scale, alpha, beta = _main(
@@ -224,7 +225,9 @@ def crossed_forward_draws(X, c_int, c_flt):  # pragma: no cover - compiled
     """:func:`crossed_forward`'s points for every row of ``X`` (draws by dimension)."""
     out = np.empty_like(X)
     for i in range(X.shape[0]):
-        out[i] = crossed_forward(np.ascontiguousarray(X[i]), c_int, c_flt)[0]
+        row = crossed_forward(np.ascontiguousarray(X[i]), c_int, c_flt)[0]
+        for j in range(row.size):
+            out[i, j] = row[j]
     return out
 
 

@@ -47,6 +47,7 @@ import numba
 import numpy as np
 
 from ..kernels import key_cache_on_sources
+from ..kernels.dense import dot, matvec, vecmat
 from ..kernels.prior import finish_gradient, fixed_prior, sd_prior
 from .quadrature_kernel import _sigmoid, cell_quadrature
 
@@ -120,20 +121,20 @@ def _effects(
             shift += s * w[0] / np.sqrt(L)
             logp += -0.5 * w[0] * w[0] - L * _HALF_LOG_2PI
             if r_centred[e_off[t]]:
-                dev = B @ rest
+                dev = matvec(B, rest)
                 for lev in range(L):
                     eff[e_off[t] + lev] = m + dev[lev]
                 if r_xn[t] > 0:  # around the zero-sum part of its main effects' sum
-                    rest = rest - _crossed_mean(t, L, betas, eff, r_xoff, r_xn, r_xpos) @ B
-                logp += -0.5 * (rest @ rest) / (s * s) - (L - 1) * np.log(s)
+                    rest = rest - vecmat(_crossed_mean(t, L, betas, eff, r_xoff, r_xn, r_xpos), B)
+                logp += -0.5 * dot(rest, rest) / (s * s) - (L - 1) * np.log(s)
             else:  # the data-adapted coordinates (glmm_layout.sweep_adaptation)
                 # u = v / s, written without dividing by s (which may underflow to zero)
                 q = 1.0 + s * s * info
                 u = (s * info / q) * v_hat + rest / np.sqrt(q)
-                dev = B @ (s * u)
+                dev = matvec(B, s * u)
                 for lev in range(L):
                     eff[e_off[t] + lev] = m + dev[lev]
-                logp += -0.5 * (u @ u) - 0.5 * (L - 1) * np.log(q)
+                logp += -0.5 * dot(u, u) - 0.5 * (L - 1) * np.log(q)
             continue
         a_off = _level_adaptation(t, r_base_off, bases.size, L)
         q_product = 1.0  # the adapted levels' q not yet in logp: one log per many levels
@@ -219,13 +220,13 @@ def backward(
             B, v_hat, info = _sweep(r_bases, r_base_off[t], L)
             w_rest = np.ascontiguousarray(x[o + 1 : o + L])
             ge = np.ascontiguousarray(g_eff[e_off[t] : e_off[t] + L])
-            gb = ge @ B
+            gb = vecmat(ge, B)
             grad[o] = -x[o] - g_prior_mu * s / np.sqrt(L)
             g_sd[j] -= g_prior_mu * x[o] / np.sqrt(L)
             if r_centred[e_off[t]]:
                 if r_xn[t] > 0:  # the prior's pull on the main effects it is centred on
-                    w_rest = w_rest - _crossed_mean(t, L, betas, eff, r_xoff, r_xn, r_xpos) @ B
-                    g_main = B @ w_rest / (s * s)
+                    w_rest = w_rest - vecmat(_crossed_mean(t, L, betas, eff, r_xoff, r_xn, r_xpos), B)
+                    g_main = matvec(B, w_rest) / (s * s)
                     for lev in range(L):
                         for q in range(r_xn[t]):
                             pos = r_xpos[r_xoff[t] + lev * r_xn[t] + q]
@@ -235,7 +236,7 @@ def backward(
                                 g_eff[pos - n_b] += g_main[lev]
                 for m in range(L - 1):
                     grad[o + 1 + m] = gb[m] - w_rest[m] / (s * s)
-                g_sd[j] += (w_rest @ w_rest) / (s * s * s) - (L - 1) / s
+                g_sd[j] += dot(w_rest, w_rest) / (s * s * s) - (L - 1) / s
             else:  # v = s u = a(s) + b(s) z, its prior N(0, s) and the Jacobian b(s)^(L-1)
                 q = 1.0 + s * s * info
                 root = np.sqrt(q)
@@ -244,9 +245,9 @@ def backward(
                     grad[o + 1 + m] = (s / root) * gb[m] - u[m] / root
                 dv_ds = (2.0 * s * info / (q * q)) * v_hat + w_rest / (q * root)
                 # d/ds of -u.u/2 - (L-1) log(q)/2 at fixed z, with no division by s
-                g_prior = -2.0 * info / (q * q) * (u @ v_hat)
-                g_prior += u @ ((info / q) * v_hat + (s * info / (q * root)) * w_rest)
-                g_sd[j] += gb @ dv_ds + g_prior - (L - 1) * s * info / q
+                g_prior = -2.0 * info / (q * q) * dot(u, v_hat)
+                g_prior += dot(u, (info / q) * v_hat + (s * info / (q * root)) * w_rest)
+                g_sd[j] += dot(gb, dv_ds) + g_prior - (L - 1) * s * info / q
             if par == -2:
                 g_mu += ge.sum()
             continue
@@ -473,7 +474,7 @@ def derived_draws(X, n_var, prob_args, weights):  # pragma: no cover - compiled
     mu, p_panel = np.empty(n), np.empty(n)
     for i in range(n):
         p, mu[i] = cell_probabilities(*((X[i], n_var) + prob_args))
-        p_panel[i] = p @ weights
+        p_panel[i] = dot(p, weights)
     return mu, p_panel
 
 

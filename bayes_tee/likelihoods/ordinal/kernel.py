@@ -30,6 +30,7 @@ import numba
 import numpy as np
 
 from ..kernels import key_cache_on_sources
+from ..kernels.dense import dot, matvec
 from ..kernels.prior import finish_gradient, fixed_prior
 from ..logit_glmm.kernel import _effects, _linear_predictor, _side_by_side, backward, latent_forward
 
@@ -137,8 +138,8 @@ def _log_spread(x, spread_off, spread_basis, spread_sd):  # pragma: no cover - c
     J = spread_basis.shape[0]
     if spread_off < 0:
         return np.zeros(J), 0.0
-    log_s = spread_basis @ np.ascontiguousarray(x[spread_off : spread_off + J - 1])
-    lp = -0.5 * (log_s @ log_s) / spread_sd**2 - (J - 1) * (_HALF_LOG_2PI + math.log(spread_sd))
+    log_s = matvec(spread_basis, x[spread_off : spread_off + J - 1])
+    lp = -0.5 * dot(log_s, log_s) / spread_sd**2 - (J - 1) * (_HALF_LOG_2PI + math.log(spread_sd))
     return log_s, lp
 
 
@@ -214,7 +215,8 @@ def ordinal_logp_grad(
     g_sc = np.zeros((n_sets, J, K - 1))
     for a in range(n_sets):
         for j in range(J):
-            cut_sc[a, j] = cut[a] * inv_s[j]
+            for k in range(K - 1):
+                cut_sc[a, j, k] = cut[a, k] * inv_s[j]
     flat_cut, flat_g = cut_sc.reshape((n_sets * J, K - 1)), g_sc.reshape((n_sets * J, K - 1))
 
     n_cells = counts.shape[0]
@@ -324,8 +326,11 @@ def derived_draws(X, n_var, prob_args, weights, values, gap_off, n_sets):  # pra
     for i in range(n):
         # one tuple: a call of more than 30 arguments is compiled through a list numba cannot type
         p, mu[i] = cell_category_probabilities(*((X[i], n_var) + prob_args))
-        score[i] = weights @ (p @ values)
-        cuts[i] = cutpoints(X[i], gap_off, n_sets, K, 0.0, 1.0)[0]
+        score[i] = dot(weights, matvec(p, values))
+        cut = cutpoints(X[i], gap_off, n_sets, K, 0.0, 1.0)[0]
+        for a in range(n_sets):
+            for k in range(K - 1):
+                cuts[i, a, k] = cut[a, k]
     return mu, score, cuts
 
 

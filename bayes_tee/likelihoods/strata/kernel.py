@@ -17,6 +17,7 @@ import numba
 import numpy as np
 
 from ..kernels import key_cache_on_sources
+from ..kernels.dense import dot, matvec, vecmat
 from ..kernels.prior import FAMILIES, finish_gradient, fixed_prior, sd_prior
 
 __all__ = ["FAMILIES", "strata_logp_grad"]
@@ -200,7 +201,7 @@ def strata_logp_grad(
         mean_sq = col * col / n_items
         parts = np.zeros(pool.shape[1])
         n_strata = mask_item.shape[0]
-        raw = mask_item @ (total - mean_sq) + mask_rest @ mean_sq
+        raw = matvec(mask_item, total - mean_sq) + matvec(mask_rest, mean_sq)
         for m in range(n_strata):
             parts[m] = replicates * raw[m]
         grand = w.mean()
@@ -211,30 +212,30 @@ def strata_logp_grad(
             for m in range(L):
                 dev[b_off[f] + m] = sums[m] * (L / n_cells) - grand
         if n_cat > 0:  # the item stratum within categories; their means are a term of their own
-            cat_u = (_axis_sums(w, P, n_items) / P) @ cat_weights
+            cat_u = vecmat(_axis_sums(w, P, n_items) / P, cat_weights)
             cat_eff = cat_u - grand
             parts[item_part] -= replicates * P * np.sum(cat_sizes * cat_eff * cat_eff)
-        ss = pool @ parts
+        ss = matvec(pool, parts)
     else:
         ss, grand, dev = ss_data, grand_data, dev_data
 
     # -- strata potentials (balanced.strata_potentials) ----------------------------------
     s2 = sd * sd
-    ems = coef @ s2
+    ems = matvec(coef, s2)
     logp += -0.5 * np.sum(df * np.log(ems) + ss / ems)
-    g_s2 = (-0.5 * (df / ems - ss / (ems * ems))) @ coef
+    g_s2 = vecmat(-0.5 * (df / ems - ss / (ems * ems)), coef)
     g_ss = -0.5 / ems
     g_grand, g_u = 0.0, np.zeros(n_cat)
     if n_cat == 0:
-        ems0 = grand_coef @ s2
+        ems0 = dot(grand_coef, s2)
         rg = grand - mu
         logp += -0.5 * (np.log(ems0) + n_total * rg * rg / ems0)
         g_s2 += grand_coef * (-0.5 * (1.0 / ems0 - n_total * rg * rg / (ems0 * ems0)))
         g_grand = -n_total * rg / ems0
         g_mu -= g_grand
     else:  # u ~ N(mu, diag(a) + kappa 1 1'): determinant lemma and Sherman-Morrison
-        a = cat_coef @ s2 + (item_coef @ s2) / cat_sizes
-        kappa = kappa_coef @ s2
+        a = dot(cat_coef, s2) + dot(item_coef, s2) / cat_sizes
+        kappa = dot(kappa_coef, s2)
         r = cat_u - mu
         inv_a = 1.0 / a
         s1, sr = inv_a.sum(), (r * inv_a).sum()
@@ -249,9 +250,9 @@ def strata_logp_grad(
     g_dev = np.zeros(betas.size)
     for f in range(n_fix):
         lo, hi = b_off[f], b_off[f + 1]
-        emsf = fix_coef[f] @ s2
+        emsf = dot(fix_coef[f], s2)
         diff = dev[lo:hi] - betas[lo:hi]
-        q = fix_weight[f] * (diff @ diff)
+        q = fix_weight[f] * dot(diff, diff)
         logp += -0.5 * (fix_df[f] * np.log(emsf) + q / emsf)
         g_s2 += fix_coef[f] * (-0.5 * (fix_df[f] / emsf - q / (emsf * emsf)))
         for m in range(hi - lo):
@@ -260,11 +261,11 @@ def strata_logp_grad(
 
     # -- backward through the completed array ------------------------------------------------
     if augmented:
-        g_parts = g_ss @ pool
+        g_parts = vecmat(g_ss, pool)
         n_strata = mask_item.shape[0]
         g_raw = np.ascontiguousarray(g_parts[:n_strata])
-        ga = replicates * (g_raw @ mask_item)
-        gc = replicates * (g_raw @ mask_rest)
+        ga = replicates * vecmat(g_raw, mask_item)
+        gc = replicates * vecmat(g_raw, mask_rest)
         G = 2.0 * X * ga + (2.0 * col / n_items) * (gc - ga)
         g = G.reshape(-1).copy()
         post = 1
@@ -292,7 +293,7 @@ def strata_logp_grad(
             # through u: the category term and the within-category item stratum (whose
             # derivative in the grand mean, sum(n_g (u_g - grand)), is zero)
             g_u = g_u - g_parts[item_part] * 2.0 * replicates * P * cat_sizes * cat_eff
-            _axis_add(g, cat_weights @ g_u, P, 1.0 / P)
+            _axis_add(g, matvec(cat_weights, g_u), P, 1.0 / P)
         g += g_total / n_cells
         g_z = np.zeros(latent_index.size)
         for j in range(latent_index.size):
