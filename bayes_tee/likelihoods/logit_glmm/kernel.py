@@ -114,27 +114,36 @@ def _effects(
         if r_swept[t]:
             # sd * (w0 / sqrt(L), plus the zero-sum basis times the rest): the mean direction
             # moves into the intercept
-            w = x[r_off[t] : r_off[t] + L]
+            # (loops over scalars, not array expressions: numba compiles those one by one)
+            w0 = x[r_off[t]]
             B, v_hat, info = _sweep(bases, r_base_off[t], L)
-            rest = np.ascontiguousarray(w[1:])
+            rest = np.empty(L - 1)
+            for k in range(L - 1):
+                rest[k] = x[r_off[t] + 1 + k]
             m = 0.0 if par == -1 else intercept
-            shift += s * w[0] / np.sqrt(L)
-            logp += -0.5 * w[0] * w[0] - L * _HALF_LOG_2PI
+            shift += s * w0 / np.sqrt(L)
+            logp += -0.5 * w0 * w0 - L * _HALF_LOG_2PI
             if r_centred[e_off[t]]:
                 dev = matvec(B, rest)
                 for lev in range(L):
                     eff[e_off[t] + lev] = m + dev[lev]
                 if r_xn[t] > 0:  # around the zero-sum part of its main effects' sum
-                    rest = rest - vecmat(_crossed_mean(t, L, betas, eff, r_xoff, r_xn, r_xpos), B)
+                    centre = vecmat(_crossed_mean(t, L, betas, eff, r_xoff, r_xn, r_xpos), B)
+                    for k in range(L - 1):
+                        rest[k] -= centre[k]
                 logp += -0.5 * dot(rest, rest) / (s * s) - (L - 1) * np.log(s)
             else:  # the data-adapted coordinates (glmm_layout.sweep_adaptation)
                 # u = v / s, written without dividing by s (which may underflow to zero)
                 q = 1.0 + s * s * info
-                u = (s * info / q) * v_hat + rest / np.sqrt(q)
-                dev = matvec(B, s * u)
+                root, su, uu = np.sqrt(q), np.empty(L - 1), 0.0
+                for k in range(L - 1):
+                    u_k = (s * info / q) * v_hat[k] + rest[k] / root
+                    su[k] = s * u_k
+                    uu += u_k * u_k
+                dev = matvec(B, su)
                 for lev in range(L):
                     eff[e_off[t] + lev] = m + dev[lev]
-                logp += -0.5 * dot(u, u) - 0.5 * (L - 1) * np.log(q)
+                logp += -0.5 * uu - 0.5 * (L - 1) * np.log(q)
             continue
         a_off = _level_adaptation(t, r_base_off, bases.size, L)
         q_product = 1.0  # the adapted levels' q not yet in logp: one log per many levels
@@ -218,15 +227,21 @@ def backward(
         if r_swept[t]:
             o = r_off[t]
             B, v_hat, info = _sweep(r_bases, r_base_off[t], L)
-            w_rest = np.ascontiguousarray(x[o + 1 : o + L])
+            w_rest = np.empty(L - 1)
+            for k in range(L - 1):
+                w_rest[k] = x[o + 1 + k]
             ge = np.ascontiguousarray(g_eff[e_off[t] : e_off[t] + L])
             gb = vecmat(ge, B)
             grad[o] = -x[o] - g_prior_mu * s / np.sqrt(L)
             g_sd[j] -= g_prior_mu * x[o] / np.sqrt(L)
             if r_centred[e_off[t]]:
                 if r_xn[t] > 0:  # the prior's pull on the main effects it is centred on
-                    w_rest = w_rest - vecmat(_crossed_mean(t, L, betas, eff, r_xoff, r_xn, r_xpos), B)
-                    g_main = matvec(B, w_rest) / (s * s)
+                    centre = vecmat(_crossed_mean(t, L, betas, eff, r_xoff, r_xn, r_xpos), B)
+                    for k in range(L - 1):
+                        w_rest[k] -= centre[k]
+                    g_main = matvec(B, w_rest)
+                    for lev in range(L):
+                        g_main[lev] /= s * s
                     for lev in range(L):
                         for q in range(r_xn[t]):
                             pos = r_xpos[r_xoff[t] + lev * r_xn[t] + q]
@@ -240,16 +255,19 @@ def backward(
             else:  # v = s u = a(s) + b(s) z, its prior N(0, s) and the Jacobian b(s)^(L-1)
                 q = 1.0 + s * s * info
                 root = np.sqrt(q)
-                u = (s * info / q) * v_hat + w_rest / root
+                # d/ds of -u.u/2 - (L-1) log(q)/2 at fixed z (g_prior), with no division by s
+                g_prior, g_dv = 0.0, 0.0
                 for m in range(L - 1):
-                    grad[o + 1 + m] = (s / root) * gb[m] - u[m] / root
-                dv_ds = (2.0 * s * info / (q * q)) * v_hat + w_rest / (q * root)
-                # d/ds of -u.u/2 - (L-1) log(q)/2 at fixed z, with no division by s
-                g_prior = -2.0 * info / (q * q) * dot(u, v_hat)
-                g_prior += dot(u, (info / q) * v_hat + (s * info / (q * root)) * w_rest)
-                g_sd[j] += dot(gb, dv_ds) + g_prior - (L - 1) * s * info / q
+                    u_m = (s * info / q) * v_hat[m] + w_rest[m] / root
+                    grad[o + 1 + m] = (s / root) * gb[m] - u_m / root
+                    dv_ds = (2.0 * s * info / (q * q)) * v_hat[m] + w_rest[m] / (q * root)
+                    g_prior += -2.0 * info / (q * q) * u_m * v_hat[m]
+                    g_prior += u_m * ((info / q) * v_hat[m] + (s * info / (q * root)) * w_rest[m])
+                    g_dv += gb[m] * dv_ds
+                g_sd[j] += g_dv + g_prior - (L - 1) * s * info / q
             if par == -2:
-                g_mu += ge.sum()
+                for lev in range(L):
+                    g_mu += ge[lev]
             continue
         a_off = _level_adaptation(t, r_base_off, r_bases.size, L)
         for lev in range(r_len[t]):

@@ -13,6 +13,8 @@ Prior family codes: 0 half-t, 1 half-normal, 2 half-Cauchy, 3 exponential (:data
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 
@@ -163,7 +165,7 @@ def strata_logp_grad(
     sd, logp, g_sd = sd_prior(x, fam, pscale, pnu, pconst)
     mu = x[n_var]
     zmu = (mu - mu0) / mu_scale
-    logp += -0.5 * np.log(2 * np.pi) - np.log(mu_scale) - 0.5 * zmu * zmu
+    logp += -0.5 * math.log(2 * math.pi) - math.log(mu_scale) - 0.5 * zmu * zmu
     g_mu = -zmu / mu_scale
     n_fix = fix_off.size
     betas, lp_fix, g_betas, b_off = fixed_prior(x, fix_off, fix_len, bases, base_off, fixed_scale)
@@ -176,11 +178,17 @@ def strata_logp_grad(
     X, col, z = np.zeros((0, 0)), np.zeros(0), np.zeros(0)
     cat_u, cat_eff = cat_data, np.zeros(0)
     if augmented:
-        z = centre + y_sd * x[lat_off:]
+        z = np.empty(latent_index.size)
         w = observed_sum.copy()
         for j in range(latent_index.size):
+            z[j] = centre[j] + y_sd * x[lat_off + j]
             w[latent_index[j]] += scatter[j] * z[j]
-        r = w - shift
+        r = np.empty(n_cells)
+        grand = 0.0
+        for c in range(n_cells):
+            r[c] = w[c] - shift
+            grand += w[c]
+        grand /= n_cells
         pre, post = n_items, P
         if kron.size > 0:  # every non-item axis at once: one matrix product
             r = (r.reshape((n_items, P)) @ kron_t).reshape(-1)
@@ -198,13 +206,15 @@ def strata_logp_grad(
             pre *= n
         X = r.reshape((n_items, P))
         col, total = _column_sums(X)
-        mean_sq = col * col / n_items
+        mean_sq, resid = np.empty(P), np.empty(P)
+        for k in range(P):
+            mean_sq[k] = col[k] * col[k] / n_items
+            resid[k] = total[k] - mean_sq[k]
         parts = np.zeros(pool.shape[1])
         n_strata = mask_item.shape[0]
-        raw = matvec(mask_item, total - mean_sq) + matvec(mask_rest, mean_sq)
+        within_items, across = matvec(mask_item, resid), matvec(mask_rest, mean_sq)
         for m in range(n_strata):
-            parts[m] = replicates * raw[m]
-        grand = w.mean()
+            parts[m] = replicates * (within_items[m] + across[m])
         dev = np.zeros(betas.size)
         for f in range(n_fix):
             L = fix_len[f]
@@ -212,61 +222,99 @@ def strata_logp_grad(
             for m in range(L):
                 dev[b_off[f] + m] = sums[m] * (L / n_cells) - grand
         if n_cat > 0:  # the item stratum within categories; their means are a term of their own
-            cat_u = vecmat(_axis_sums(w, P, n_items) / P, cat_weights)
-            cat_eff = cat_u - grand
-            parts[item_part] -= replicates * P * np.sum(cat_sizes * cat_eff * cat_eff)
+            item_means = _axis_sums(w, P, n_items)
+            for i in range(n_items):
+                item_means[i] /= P
+            cat_u = vecmat(item_means, cat_weights)
+            cat_eff = np.empty(n_cat)
+            between = 0.0
+            for c in range(n_cat):
+                cat_eff[c] = cat_u[c] - grand
+                between += cat_sizes[c] * cat_eff[c] * cat_eff[c]
+            parts[item_part] -= replicates * P * between
         ss = matvec(pool, parts)
     else:
         ss, grand, dev = ss_data, grand_data, dev_data
 
     # -- strata potentials (balanced.strata_potentials) ----------------------------------
-    s2 = sd * sd
+    # loops over scalars: numba compiles each NumPy array expression as a function of its own
+    n_var_sd = sd.size
+    s2 = np.empty(n_var_sd)
+    for j in range(n_var_sd):
+        s2[j] = sd[j] * sd[j]
     ems = matvec(coef, s2)
-    logp += -0.5 * np.sum(df * np.log(ems) + ss / ems)
-    g_s2 = vecmat(-0.5 * (df / ems - ss / (ems * ems)), coef)
-    g_ss = -0.5 / ems
+    n_st = ems.size
+    g_e = np.empty(n_st)
+    g_ss = np.empty(n_st)
+    for k in range(n_st):
+        e_k = ems[k]
+        logp -= 0.5 * (df[k] * math.log(e_k) + ss[k] / e_k)
+        g_e[k] = -0.5 * (df[k] / e_k - ss[k] / (e_k * e_k))
+        g_ss[k] = -0.5 / e_k
+    g_s2 = vecmat(g_e, coef)
     g_grand, g_u = 0.0, np.zeros(n_cat)
     if n_cat == 0:
         ems0 = dot(grand_coef, s2)
         rg = grand - mu
-        logp += -0.5 * (np.log(ems0) + n_total * rg * rg / ems0)
-        g_s2 += grand_coef * (-0.5 * (1.0 / ems0 - n_total * rg * rg / (ems0 * ems0)))
+        logp += -0.5 * (math.log(ems0) + n_total * rg * rg / ems0)
+        w0 = -0.5 * (1.0 / ems0 - n_total * rg * rg / (ems0 * ems0))
+        for j in range(n_var_sd):
+            g_s2[j] += grand_coef[j] * w0
         g_grand = -n_total * rg / ems0
         g_mu -= g_grand
     else:  # u ~ N(mu, diag(a) + kappa 1 1'): determinant lemma and Sherman-Morrison
-        a = dot(cat_coef, s2) + dot(item_coef, s2) / cat_sizes
+        a_cat, a_item = dot(cat_coef, s2), dot(item_coef, s2)
         kappa = dot(kappa_coef, s2)
-        r = cat_u - mu
-        inv_a = 1.0 / a
-        s1, sr = inv_a.sum(), (r * inv_a).sum()
+        s1, sr, log_a, quad = 0.0, 0.0, 0.0, 0.0
+        for c in range(n_cat):
+            a_c = a_cat + a_item / cat_sizes[c]
+            r_c = cat_u[c] - mu
+            s1 += 1.0 / a_c
+            sr += r_c / a_c
+            log_a += math.log(a_c)
+            quad += r_c * r_c / a_c
         den = 1.0 + kappa * s1
-        logp += -0.5 * (np.log(a).sum() + np.log(den) + (r * r * inv_a).sum() - kappa * sr * sr / den)
-        e = (r - kappa * sr / den) * inv_a  # V^-1 r
-        g_a = -0.5 * (inv_a - kappa * inv_a * inv_a / den - e * e)
-        g_s2 += cat_coef * g_a.sum() + item_coef * (g_a / cat_sizes).sum()
-        g_s2 += kappa_coef * (-0.5 * (s1 / den - sr * sr / (den * den)))
-        g_u = -e
-        g_mu += e.sum()
+        logp += -0.5 * (log_a + math.log(den) + quad - kappa * sr * sr / den)
+        sum_ga, sum_ga_n = 0.0, 0.0
+        for c in range(n_cat):
+            inv_a = 1.0 / (a_cat + a_item / cat_sizes[c])
+            e = (cat_u[c] - mu - kappa * sr / den) * inv_a  # V^-1 r
+            g_a = -0.5 * (inv_a - kappa * inv_a * inv_a / den - e * e)
+            sum_ga += g_a
+            sum_ga_n += g_a / cat_sizes[c]
+            g_u[c] = -e
+            g_mu += e
+        w_k = -0.5 * (s1 / den - sr * sr / (den * den))
+        for j in range(n_var_sd):
+            g_s2[j] += cat_coef[j] * sum_ga + item_coef[j] * sum_ga_n + kappa_coef[j] * w_k
     g_dev = np.zeros(betas.size)
     for f in range(n_fix):
         lo, hi = b_off[f], b_off[f + 1]
         emsf = dot(fix_coef[f], s2)
-        diff = dev[lo:hi] - betas[lo:hi]
-        q = fix_weight[f] * dot(diff, diff)
-        logp += -0.5 * (fix_df[f] * np.log(emsf) + q / emsf)
-        g_s2 += fix_coef[f] * (-0.5 * (fix_df[f] / emsf - q / (emsf * emsf)))
+        q = 0.0
         for m in range(hi - lo):
-            g_dev[lo + m] = -fix_weight[f] * diff[m] / emsf
-            g_betas[lo + m] += fix_weight[f] * diff[m] / emsf
+            diff = dev[lo + m] - betas[lo + m]
+            q += diff * diff
+            g_dev[lo + m] = -fix_weight[f] * diff / emsf
+            g_betas[lo + m] += fix_weight[f] * diff / emsf
+        q *= fix_weight[f]
+        logp += -0.5 * (fix_df[f] * math.log(emsf) + q / emsf)
+        wf = -0.5 * (fix_df[f] / emsf - q / (emsf * emsf))
+        for j in range(n_var_sd):
+            g_s2[j] += fix_coef[f, j] * wf
 
     # -- backward through the completed array ------------------------------------------------
     if augmented:
         g_parts = vecmat(g_ss, pool)
         n_strata = mask_item.shape[0]
         g_raw = np.ascontiguousarray(g_parts[:n_strata])
-        ga = replicates * vecmat(g_raw, mask_item)
-        gc = replicates * vecmat(g_raw, mask_rest)
-        G = 2.0 * X * ga + (2.0 * col / n_items) * (gc - ga)
+        ga, gc = vecmat(g_raw, mask_item), vecmat(g_raw, mask_rest)
+        G = np.empty((n_items, P))
+        for k in range(P):
+            ga_k, gc_k = replicates * ga[k], replicates * gc[k]
+            shared = (2.0 * col[k] / n_items) * (gc_k - ga_k)
+            for i in range(n_items):
+                G[i, k] = 2.0 * X[i, k] * ga_k + shared
         g = G.reshape(-1).copy()
         post = 1
         if kron.size > 0:
@@ -287,14 +335,17 @@ def strata_logp_grad(
         for f in range(n_fix):
             lo, hi = b_off[f], b_off[f + 1]
             L = fix_len[f]
-            g_total -= g_dev[lo:hi].sum()
+            for m in range(lo, hi):
+                g_total -= g_dev[m]
             _axis_add(g, g_dev[lo:hi], fix_axis_stride[f], L / n_cells)
         if n_cat > 0:
             # through u: the category term and the within-category item stratum (whose
             # derivative in the grand mean, sum(n_g (u_g - grand)), is zero)
-            g_u = g_u - g_parts[item_part] * 2.0 * replicates * P * cat_sizes * cat_eff
+            for c in range(n_cat):
+                g_u[c] -= g_parts[item_part] * 2.0 * replicates * P * cat_sizes[c] * cat_eff[c]
             _axis_add(g, matvec(cat_weights, g_u), P, 1.0 / P)
-        g += g_total / n_cells
+        for c in range(n_cells):
+            g[c] += g_total / n_cells
         g_z = np.zeros(latent_index.size)
         for j in range(latent_index.size):
             g_z[j] = scatter[j] * g[latent_index[j]]
@@ -307,12 +358,13 @@ def strata_logp_grad(
                 contrast += diff_c * diff_c * contrast_weight[m]
                 g_z[j] += diff_c * contrast_weight[m] / (rep * rep)
             within = within_ss + contrast
-            logp += -rep_dof * np.log(rep) - within / (2.0 * rep * rep)
+            logp += -rep_dof * math.log(rep) - within / (2.0 * rep * rep)
             g_sd[rep_index] += -rep_dof / rep + within / (rep * rep * rep)
         for j in range(g_z.size):
             grad[lat_off + j] = y_sd * g_z[j]
 
-    g_sd += 2.0 * sd * g_s2
+    for j in range(n_var_sd):
+        g_sd[j] += 2.0 * sd[j] * g_s2[j]
     finish_gradient(grad, sd, g_sd, g_mu, g_betas, b_off, fix_off, fix_len, bases, base_off)
     return logp, grad
 
