@@ -16,6 +16,12 @@ warm. It prints the ratio of each figure to its target.
 empty folders, the same fit again in a fresh process (cache warm), and the time of
 ``bayes-tee warmup`` itself, which ``make venv`` runs so that the first fit reads the cache.
 
+    python benchmarks/bench_startup.py --cold --against /path/to/other/checkout [--repeats 2]
+
+``--against``: the same cold and warm first fits, alternating between this checkout and another
+checkout of bayes_tee (say ``git worktree add /tmp/old <commit>``), run with this venv, so that
+a change to the kernels is measured against the code before it on the machine as it is now.
+
     python benchmarks/bench_startup.py --native
 
 ``--native``: the compile of the PyMC models a kernel does not cover (``marginal``, ``cells``),
@@ -59,9 +65,40 @@ def _empty_caches(folder: str) -> dict[str, str]:
     return {**os.environ, "NUMBA_CACHE_DIR": f"{folder}/nb", "PYTENSOR_FLAGS": f"base_compiledir={folder}/pt"}
 
 
+#: A fit run from the source tree at ``$SRC`` (not the editable install's) for ``--against``.
+FIT_FROM = (
+    "import os, sys\n"
+    "sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in repr(type(f)).lower()]\n"
+    "sys.path.insert(0, os.environ['SRC'])\n"
+    "import bayes_tee\n"
+    "assert bayes_tee.__file__.startswith(os.environ['SRC']), bayes_tee.__file__\n" + FIT
+)
+LAYOUTS = ("balanced", "blocks", "collapsed", "binomial", "ordinal")
+
+
+def against(other: str, repeats: int) -> None:
+    """Cold and warm first fits of this checkout and ``other``, alternated, ``repeats`` times."""
+    trees = {"this": str(Path(__file__).resolve().parents[1]), "other": str(Path(other).resolve())}
+    print(f"this: {trees['this']}; other: {trees['other']}")
+    print(f"{'layout':<12}{'tree':<7}{'cold s':>8}{'warm s':>8}")
+    for r in range(repeats):
+        for name in LAYOUTS:
+            order = list(trees.items()) if r % 2 == 0 else list(trees.items())[::-1]
+            for tag, src in order:
+                with tempfile.TemporaryDirectory() as cache:
+                    env = {**_empty_caches(cache), "SRC": src}
+                    run = [sys.executable, "-c", FIT_FROM, name]
+                    t0 = time.perf_counter()
+                    subprocess.run(run, check=True, env=env, capture_output=True)
+                    t1 = time.perf_counter()
+                    subprocess.run(run, check=True, env=env, capture_output=True)
+                    t2 = time.perf_counter()
+                print(f"{name:<12}{tag:<7}{t1 - t0:>8.1f}{t2 - t1:>8.1f}", flush=True)
+
+
 def cold() -> None:
     print(f"{'layout':<12}{'cold s':>8}{'warm s':>8}{'ratio':>8}")
-    for name in ("balanced", "blocks", "collapsed", "binomial", "ordinal"):
+    for name in LAYOUTS:
         with tempfile.TemporaryDirectory() as cache:
             env = _empty_caches(cache)
             run = [sys.executable, "-c", FIT, name]
@@ -117,7 +154,11 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--cold", action="store_true", help="cold against warm first fits per kernel family")
     ap.add_argument("--native", action="store_true", help="cached against nutpie's compile of PyMC models")
+    ap.add_argument("--against", metavar="CHECKOUT", help="with --cold: alternate with another checkout")
     args = ap.parse_args()
+    if args.cold and args.against:
+        against(args.against, args.repeats)
+        return
     if args.native:
         native()
         return

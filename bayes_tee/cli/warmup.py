@@ -2,10 +2,10 @@
 
 The strata, blocks, collapsed, GLMM and ordinal likelihoods are numba kernels, called by nutpie as C
 callbacks and cached on disk (``__pycache__`` beside the package, or ``NUMBA_CACHE_DIR``). The
-first fit of each on a machine with an empty cache compiles it: on the 2-core reference machine
-about 51 s for the first balanced Gaussian fit, 24 s for calls lost (``blocks``), 24 s for a
-binomial and 30 s for an ordinal fit, against 0.4-6 s once the cache is warm
-(``benchmarks/bench_startup.py --cold``). :func:`warm_up` fits one tiny design through every
+first fit of each on a machine with an empty cache compiles it: on the 2-core reference machine,
+in a fresh process with its imports, about 17-19 s for a balanced Gaussian fit, 20 s for calls
+lost (``blocks``), 11 s with covariates (``collapsed``), 18-19 s for a binomial and 21-23 s for an
+ordinal fit, against about 4 s once the cache is warm (``benchmarks/bench_startup.py --cold``). :func:`warm_up` fits one tiny design through every
 kernel layout (few draws, results thrown away) so that the first real fit reads the cache;
 ``make venv`` runs it after installing, and a ``pip install`` user runs ``bayes-tee warmup``
 once (or pays the compile in their first fit of each family).
@@ -15,7 +15,7 @@ their own C callbacks per model graph (:mod:`bayes_tee._core.native`): a graph c
 on the machine loads in 2-3 s, a new one compiles. The warm-up fits one ``marginal`` and one
 ``cells`` model, which fills PyTensor's cache of the operations every such graph is made of:
 the first ``marginal`` fit of a new design then compiles in 45-60 s instead of about 105 s,
-and a ``cells`` fit in 17-21 s instead of 29-43 s. The whole warm-up takes about 150 s.
+and a ``cells`` fit in 17-21 s instead of 29-43 s. The whole warm-up takes about 125 s.
 
 >>> seconds = warm_up(["binomial"], jobs=1)  # doctest: +SKIP
 """
