@@ -5,10 +5,11 @@ callbacks and cached on disk (``__pycache__`` beside the package, or ``NUMBA_CAC
 first fit of each on a machine with an empty cache compiles it: on the 2-core reference machine,
 in a fresh process with its imports, about 17-19 s for a balanced Gaussian fit, 20 s for calls
 lost (``blocks``), 11 s with covariates (``collapsed``), 18-19 s for a binomial and 21-23 s for an
-ordinal fit, against about 4 s once the cache is warm (``benchmarks/bench_startup.py --cold``). :func:`warm_up` fits one tiny design through every
-kernel layout (few draws, results thrown away) so that the first real fit reads the cache;
-``make venv`` runs it after installing, and a ``pip install`` user runs ``bayes-tee warmup``
-once (or pays the compile in their first fit of each family).
+ordinal fit, against about 4 s once the cache is warm (``benchmarks/bench_startup.py --cold``).
+:func:`warm_up` fits one tiny design through every kernel layout (few draws, results thrown
+away) so that the first real fit reads the cache; ``make venv`` runs it after installing, and a
+``pip install`` user runs ``bayes-tee warmup`` once (or pays the compile in their first fit of
+each family).
 
 Fits through the PyMC model (``marginal``, ``cells``, ``rows``, GLMM fits with covariates) compile
 their own C callbacks per model graph (:mod:`bayes_tee._core.native`): a graph compiled before
