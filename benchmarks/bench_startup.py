@@ -76,6 +76,20 @@ FIT_FROM = (
 LAYOUTS = ("balanced", "blocks", "collapsed", "binomial", "ordinal")
 
 
+def cold_then_warm(name: str, fit: str = FIT, **env: str) -> tuple[float, float]:
+    """Seconds of layout ``name``'s first fit in a fresh process with empty caches, then of the
+    same fit in a second fresh process (the caches the first one filled).
+    """
+    with tempfile.TemporaryDirectory() as cache:
+        run, environ = [sys.executable, "-c", fit, name], {**_empty_caches(cache), **env}
+        t0 = time.perf_counter()
+        subprocess.run(run, check=True, env=environ, capture_output=True)
+        t1 = time.perf_counter()
+        subprocess.run(run, check=True, env=environ, capture_output=True)
+        t2 = time.perf_counter()
+    return t1 - t0, t2 - t1
+
+
 def against(other: str, repeats: int) -> None:
     """Cold and warm first fits of this checkout and ``other``, alternated, ``repeats`` times."""
     trees = {"this": str(Path(__file__).resolve().parents[1]), "other": str(Path(other).resolve())}
@@ -85,29 +99,15 @@ def against(other: str, repeats: int) -> None:
         for name in LAYOUTS:
             order = list(trees.items()) if r % 2 == 0 else list(trees.items())[::-1]
             for tag, src in order:
-                with tempfile.TemporaryDirectory() as cache:
-                    env = {**_empty_caches(cache), "SRC": src}
-                    run = [sys.executable, "-c", FIT_FROM, name]
-                    t0 = time.perf_counter()
-                    subprocess.run(run, check=True, env=env, capture_output=True)
-                    t1 = time.perf_counter()
-                    subprocess.run(run, check=True, env=env, capture_output=True)
-                    t2 = time.perf_counter()
-                print(f"{name:<12}{tag:<7}{t1 - t0:>8.1f}{t2 - t1:>8.1f}", flush=True)
+                first, again = cold_then_warm(name, FIT_FROM, SRC=src)
+                print(f"{name:<12}{tag:<7}{first:>8.1f}{again:>8.1f}", flush=True)
 
 
 def cold() -> None:
     print(f"{'layout':<12}{'cold s':>8}{'warm s':>8}{'ratio':>8}")
     for name in LAYOUTS:
-        with tempfile.TemporaryDirectory() as cache:
-            env = _empty_caches(cache)
-            run = [sys.executable, "-c", FIT, name]
-            t0 = time.perf_counter()
-            subprocess.run(run, check=True, env=env, capture_output=True)
-            t1 = time.perf_counter()
-            subprocess.run(run, check=True, env=env, capture_output=True)
-            t2 = time.perf_counter()
-        print(f"{name:<12}{t1 - t0:>8.1f}{t2 - t1:>8.1f}{(t1 - t0) / (t2 - t1):>8.1f}")
+        first, again = cold_then_warm(name)
+        print(f"{name:<12}{first:>8.1f}{again:>8.1f}{first / again:>8.1f}")
     with tempfile.TemporaryDirectory() as cache:
         env = _empty_caches(cache)
         t0 = time.perf_counter()
