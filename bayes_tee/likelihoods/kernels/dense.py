@@ -1,12 +1,19 @@
 """Small dense factorisations the kernels share, in place on the leading ``s x s`` block of
 a workspace: Cholesky factor and log determinant, solve, inverse (its lower triangle), and the
-three at once. Loops run along rows; compiled once per machine and cached like every kernel.
+three at once; and the small matrix-vector products. Loops run along rows; compiled once per
+machine and cached like every kernel.
 
 >>> A = np.array([[4.0, 0.0], [2.0, 3.0]])  # the lower triangle of [[4, 2], [2, 3]]
 >>> b, Ainv = np.zeros(2), np.zeros((2, 2))
 >>> logdet, quad = factor(A, 2, np.array([1.0, 1.0]), b, np.zeros((2, 2)), Ainv)
 >>> round(float(np.exp(logdet)), 6), round(float(quad), 6), b.round(3).tolist()
 (8.0, 0.375, [0.125, 0.25])
+
+The small products the kernels take, as loops (:func:`matvec`):
+
+>>> M = np.array([[1.0, 2.0], [3.0, 4.0]])
+>>> matvec(M, np.ones(2)).tolist(), vecmat(np.ones(2), M).tolist(), dot(np.ones(2), np.ones(2))
+([3.0, 7.0], [4.0, 6.0], 2.0)
 """
 
 from __future__ import annotations
