@@ -1,12 +1,12 @@
 """The priors every numba density shares: SD priors on the log scale and zero-sum fixed effects.
 
-Both kernels (:mod:`.strata_kernel`, :mod:`.binomial_kernel`) start from the same unconstrained
-vector head: ``x[0:n_var]`` the log SDs, ``x[n_var]`` the grand mean, then the zero-sum
-coordinates of each fixed facet. These functions evaluate their log prior (with the log
-transform's Jacobian) and turn gradients on the SDs and level effects back into gradients on
-``x``. Prior family codes: 0 half-t, 1 half-normal, 2 half-Cauchy, 3 exponential, 4 gamma
-(:data:`FAMILIES`); their normalising constants come from
-:meth:`~bayes_tee._core.priors.SDPrior.log_normaliser`.
+The strata, blocks, GLMM and ordinal kernels (:mod:`~bayes_tee.likelihoods.strata.kernel`, ...)
+start from the same unconstrained vector head (the collapsed kernel's is the log SDs alone):
+``x[0:n_var]`` the log SDs, ``x[n_var]`` the grand mean, then the zero-sum coordinates of each
+fixed facet. These functions evaluate their log prior (with the log transform's Jacobian) and
+turn gradients on the SDs and level effects back into gradients on ``x``. Prior family codes:
+0 half-t, 1 half-normal, 2 half-Cauchy, 3 exponential, 4 gamma (:data:`FAMILIES`); their
+normalising constants come from :meth:`~bayes_tee._core.priors.SDPrior.log_normaliser`.
 
 They are written as loops over scalars, not NumPy array expressions or slice assignments: numba
 compiles a loop in a fraction of the time (``fixed_prior`` took 3.5 s to compile as array
