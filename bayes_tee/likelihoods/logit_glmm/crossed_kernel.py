@@ -49,7 +49,7 @@ import numba
 import numpy as np
 
 from ..kernels import key_cache_on_sources
-from ..kernels.dense import vecmat
+from ..kernels.dense import matvec, vecmat
 
 #: Integers per crossed term in ``c_int`` (module docstring).
 N_INT = 10
@@ -147,11 +147,9 @@ def crossed_forward(x, c_int, c_flt):  # pragma: no cover - compiled
         n = L - 1
         v, _, lj = _totals(x, o, n, La, Lb, ls, log_la, log_lb, info, v_hat)
         log_jac += lj
+        totals = matvec(R, v)
         for m in range(n):
-            acc = 0.0
-            for k in range(n):
-                acc += R[m, k] * v[k]
-            out[o + 1 + m] = acc
+            out[o + 1 + m] = totals[m]
         for side in range(2):
             off, Lm, j, lsm, log_lm, first, scale, alpha, beta = _main(
                 side, oa, La, ja, lsa, log_la, ob, Lb, jb, lsb, log_lb, ls

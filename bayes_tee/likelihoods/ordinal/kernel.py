@@ -30,7 +30,7 @@ import numba
 import numpy as np
 
 from ..kernels import key_cache_on_sources
-from ..kernels.dense import dot, matvec
+from ..kernels.dense import dot, matvec, vecmat
 from ..kernels.prior import finish_gradient, fixed_prior
 from ..logit_glmm.kernel import _effects, _linear_predictor, _side_by_side, backward, latent_forward
 
@@ -262,11 +262,9 @@ def ordinal_logp_grad(
                     g_cut[a, k] += g_sc[a, j, k] * inv_s[j]
                     g_ls[j] -= g_sc[a, j, k] * cut_sc[a, j, k]
         g_ls -= log_s / (spread_sd * spread_sd)
+        g_coords = vecmat(g_ls, spread_basis)
         for m in range(J - 1):
-            acc = 0.0
-            for j in range(J):
-                acc += g_ls[j] * spread_basis[j, m]
-            grad[spread_off + m] = acc
+            grad[spread_off + m] = g_coords[m]
     # the gaps: cut_j = (sum of gaps below j) - mean over j, so d cut_j / d g_k =
     # gap_k * (1[j > k] - (K - 2 - k) / (K - 1)); plus the gaps' own prior
     for s in range(n_sets):

@@ -238,9 +238,8 @@ def strata_logp_grad(
 
     # -- strata potentials (balanced.strata_potentials) ----------------------------------
     # loops over scalars: numba compiles each NumPy array expression as a function of its own
-    n_var_sd = sd.size
-    s2 = np.empty(n_var_sd)
-    for j in range(n_var_sd):
+    s2 = np.empty(n_var)
+    for j in range(n_var):
         s2[j] = sd[j] * sd[j]
     ems = matvec(coef, s2)
     n_st = ems.size
@@ -258,7 +257,7 @@ def strata_logp_grad(
         rg = grand - mu
         logp += -0.5 * (math.log(ems0) + n_total * rg * rg / ems0)
         w0 = -0.5 * (1.0 / ems0 - n_total * rg * rg / (ems0 * ems0))
-        for j in range(n_var_sd):
+        for j in range(n_var):
             g_s2[j] += grand_coef[j] * w0
         g_grand = -n_total * rg / ems0
         g_mu -= g_grand
@@ -285,7 +284,7 @@ def strata_logp_grad(
             g_u[c] = -e
             g_mu += e
         w_k = -0.5 * (s1 / den - sr * sr / (den * den))
-        for j in range(n_var_sd):
+        for j in range(n_var):
             g_s2[j] += cat_coef[j] * sum_ga + item_coef[j] * sum_ga_n + kappa_coef[j] * w_k
     g_dev = np.zeros(betas.size)
     for f in range(n_fix):
@@ -300,7 +299,7 @@ def strata_logp_grad(
         q *= fix_weight[f]
         logp += -0.5 * (fix_df[f] * math.log(emsf) + q / emsf)
         wf = -0.5 * (fix_df[f] / emsf - q / (emsf * emsf))
-        for j in range(n_var_sd):
+        for j in range(n_var):
             g_s2[j] += fix_coef[f, j] * wf
 
     # -- backward through the completed array ------------------------------------------------
@@ -363,7 +362,7 @@ def strata_logp_grad(
         for j in range(g_z.size):
             grad[lat_off + j] = y_sd * g_z[j]
 
-    for j in range(n_var_sd):
+    for j in range(n_var):
         g_sd[j] += 2.0 * sd[j] * g_s2[j]
     finish_gradient(grad, sd, g_sd, g_mu, g_betas, b_off, fix_off, fix_len, bases, base_off)
     return logp, grad
