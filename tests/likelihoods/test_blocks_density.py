@@ -164,6 +164,25 @@ def test_every_form_gives_the_same_density(case):
     assert abs(gaps[0, 1] - gaps[0, 0]) < 1e-8 * max(1.0, abs(gaps[0, 0]))
 
 
+def test_nested_cells_are_classed_by_their_calls():
+    """The nested form reads each cell's diagonal from its class (its count of calls): every
+    nested cell's class holds its ``1/n - 1/R``, the classes count the nested cells and the
+    columns per variance term count every nested column. The ``calls_lost`` layout has items
+    whose cells fall in several classes, so the form test above also checks the slopes of the
+    classes other than an item's largest (visited cell by cell) against those of its largest
+    (from the trace identity).
+    """
+    d = layout("calls_lost")
+    n = len(d.levels["item"])
+    a = BlocksDensity(d, bt.priors.get_prior(), np.full(n, NESTED)).blocks.arrays
+    cells = np.arange(a["cell_cls"].size)
+    np.testing.assert_array_equal(a["cls_dr"][a["cell_cls"]], a["cell_dr"][cells])
+    assert a["cls_n"].sum() == cells.size and (a["cls_n"] > 0).all()
+    np.testing.assert_array_equal(a["col_n"], np.bincount(a["col_var"], minlength=a["col_n"].size))
+    per_item = [np.unique(a["cell_cls"][a["offsets"][i] : a["offsets"][i + 1]]).size for i in range(n)]
+    assert max(per_item) >= 2
+
+
 def test_every_item_direct_packs_for_the_callback():
     """With no item left for the Woodbury step its per-category sums are empty, and still the
     float arrays the C callback reads (numpy's bincount of nothing is int64).

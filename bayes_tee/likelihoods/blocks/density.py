@@ -31,12 +31,14 @@ effects its observed cells touch (the item, item x prompt, system x item, ...: `
 ``sigma_rho^2 / n_c``). One Woodbury step over the ``p_i`` effects (``K = L^-1 + U' D^-1 U``)
 gives the density and, through ``K^-1``, its slopes in every variance and cell mean. The widest
 term's block of ``K`` is diagonal (a cell is in one of its levels): it is eliminated first and
-only the Schur complement of the other terms is factored. A comparison's item holding about
+only the Schur complement of the other terms is factored
+(:mod:`~bayes_tee.likelihoods.blocks.nested_kernel`). A comparison's item holding about
 half of its 84 cells (14 systems x 3 judges x 2 prompts) has 20 such effects (6 after the 14
-system x item levels) against 34 empty and 50 observed cells: 0.29 ms an evaluation instead of
-1.5 ms at 4,975 calls, an adaptive step's fit 13 s instead of 49 s. Each item takes the
-cheapest of the three forms (:func:`~bayes_tee.likelihoods.blocks.layout.block_sizes`), so the
-cost is ``min(s_i, o_i, p_i)`` cubed plus the nested form's per-cell updates.
+system x item levels) against 34 empty and 50 observed cells: 0.24-0.25 ms an evaluation
+instead of 1.5 ms at 4,975 calls (an adaptive step's fit 13 s instead of 49 s, measured at
+0.29 ms). Each item takes the cheapest of the three forms
+(:func:`~bayes_tee.likelihoods.blocks.layout.block_sizes`), so the cost is
+``min(s_i, o_i, p_i)`` cubed plus the nested form's per-cell updates.
 
 Cost model of one evaluation: ``O(sum_i (k_i^3 / 2 + 4 k_i^2) + short cells x 2^F + M^2)``
 with ``k_i = min(s_i, o_i)`` and ``M`` cells per item: linear in the items at a given share of

@@ -13,6 +13,7 @@ import numpy as np
 from ..kernels import key_cache_on_sources
 from ..kernels.dense import FAST, dot, factor, matvec, vecmat
 from ..kernels.prior import finish_gradient, fixed_prior, sd_prior
+from .nested_kernel import nested_item
 
 __all__ = ["blocks_logp_grad"]
 
@@ -114,6 +115,12 @@ def blocks_logp_grad(
     col_nb,
     col_var,
     diag_coef,
+    # the nested items' cells by count of calls: each cell's class, each class's 1/n - 1/R and
+    # its cells; and the nested columns per variance term
+    cell_cls,
+    cls_dr,
+    cls_n,
+    col_n,
 ):  # pragma: no cover - compiled
     """Log density and its gradient at unconstrained ``x``; the model and notation are in
     :mod:`bayes_tee.likelihoods.blocks.density`.
@@ -227,19 +234,33 @@ def blocks_logp_grad(
     bqd = np.zeros(M)
     bcatd = np.zeros(n_cat)
     gdr = 0.0
-    dB = np.zeros(s_max)  # nested items: the first term's diagonal block, its data, its solve
+    # nested items (nested_kernel): workspace; each class's diagonal d_c and its inverse; the
+    # logarithms of the cells' diagonal and of the columns' variances, summed per class and term
+    dB = np.zeros(s_max)
     wB = np.zeros(s_max)
     bB = np.zeros(s_max)
     kbb = np.zeros(s_max)
-    rbuf = np.zeros(s_max)  # a nested item's cells: residual and variance, for the second pass
-    dbuf = np.zeros(s_max)
-    Cm = np.zeros((s_max, s_max))  # the other terms against the first
+    rbuf = np.zeros(s_max)
+    Ct = np.zeros((s_max, s_max))
     Mm = np.zeros((s_max, s_max))
-    # nested items: the cells' diagonal (full-cell term and the calls' noise at R calls)
     dsum = dot(diag_coef, s2)
-    n_nt = col_of.shape[1]
-    gnd = 0.0
-    gndr = 0.0
+    is2 = np.zeros(n_var)
+    for j in range(n_var):
+        is2[j] = 1.0 / s2[j]
+    n_cls = cls_dr.size
+    itab = np.zeros(n_cls)
+    acc_cls = np.zeros(n_cls)
+    cls_seen = np.zeros(n_cls, dtype=np.int64)  # the classes of one item's cells, and their counts
+    cls_cnt = np.zeros(n_cls, dtype=np.int64)
+    ld_nested = 0.0
+    for k in range(n_cls):
+        dk = dsum + cls_dr[k] * rep2
+        itab[k] = 1.0 / dk
+        ld_nested += cls_n[k] * np.log(dk)
+    for j in range(n_var):
+        ld_nested += col_n[j] * np.log(s2[j])
+        g_s2[j] += -0.5 * col_n[j] * is2[j]
+    logp += -0.5 * ld_nested
     cmean = np.zeros(M)  # every cell's mean, item effects aside
     for q in range(M):
         for t in range(T):
@@ -251,117 +272,14 @@ def blocks_logp_grad(
             continue
         gi = gcat[item_cat[i]] if has_cat else 0.0
         po = pat_off[i]
-        if direct[i] == 2:
-            # y_O ~ N(mean_O, U L U' + D): one Woodbury step over the p item-nested effects U
-            # (variances L), D the cells' diagonal; K = L^-1 + U' D^-1 U, w = U' D^-1 r. The first
-            # term's nb columns form a diagonal block B of K (a cell is in one of its levels),
-            # eliminated first: S = E - C B^-1 C' on the other ne columns is what is factored
+        if direct[i] == 2:  # one Woodbury step over its item-nested effects (nested_kernel)
             c0 = col_off[i]
-            p = col_off[i + 1] - c0
-            nb = col_nb[i]
-            ne = p - nb
-            for a in range(nb):
-                dB[a] = 1.0 / s2[col_var[c0 + a]]
-                wB[a] = 0.0
-            for a in range(ne):
-                for b in range(a):
-                    A[a, b] = 0.0
-                A[a, a] = 1.0 / s2[col_var[c0 + nb + a]]
-                gvec[a] = 0.0
-                for b in range(nb):
-                    Cm[a, b] = 0.0
-            ld = 0.0
-            rdr = 0.0
-            for a in range(s):
-                c = lo + a
-                r = cell_y[c] - cmean[lat_q[c]] - gi
-                dc = dsum + cell_dr[c] * rep2
-                rbuf[a] = r
-                dbuf[a] = dc
-                inv = 1.0 / dc
-                ld += np.log(dc)
-                rdr += r * r * inv
-                if n_nt == 0:
-                    continue
-                jb = col_of[c, 0]
-                dB[jb] += inv
-                wB[jb] += r * inv
-                for k in range(1, n_nt):
-                    jk = col_of[c, k] - nb
-                    gvec[jk] += r * inv
-                    Cm[jk, jb] += inv
-                    for h in range(1, k + 1):
-                        jl = col_of[c, h] - nb
-                        if jk >= jl:
-                            A[jk, jl] += inv
-                        else:
-                            A[jl, jk] += inv
-            for a in range(p):
-                ld += np.log(s2[col_var[c0 + a]])
-            quad = 0.0
-            for b in range(nb):  # dB becomes B^-1
-                ld += np.log(dB[b])
-                dB[b] = 1.0 / dB[b]
-                quad += dB[b] * wB[b] * wB[b]
-            for a in range(ne):
-                acc = 0.0
-                for j in range(nb):
-                    acc += Cm[a, j] * dB[j] * wB[j]
-                gvec[a] -= acc
-                for b in range(a + 1):
-                    acc = 0.0
-                    for j in range(nb):
-                        acc += Cm[a, j] * dB[j] * Cm[b, j]
-                    A[a, b] -= acc
-            logdet, quad_s = factor(A, ne, gvec, bvec, work, Ainv)  # bvec: K^-1 w on E
-            for j in range(nb):  # bB: K^-1 w on B; Mm = [K^-1]_BE = -B^-1 C' S^-1; kbb: diag [K^-1]_BB
-                acc = wB[j]
-                for a in range(ne):
-                    acc -= Cm[a, j] * bvec[a]
-                bB[j] = dB[j] * acc
-                cm = 0.0
-                for q2 in range(ne):
-                    acc = 0.0
-                    for f in range(ne):
-                        acc += Cm[f, j] * (Ainv[f, q2] if f >= q2 else Ainv[q2, f])
-                    Mm[j, q2] = -dB[j] * acc
-                    cm += Mm[j, q2] * Cm[q2, j]
-                kbb[j] = dB[j] - cm * dB[j]
-            logp += -0.5 * (ld + logdet + rdr - quad - quad_s)
-            # d/d lambda_j = -(1/lambda - (K^-1_jj + b_j^2) / lambda^2) / 2; per cell, with
-            # e = r - U b: d/d d_c = -(1/d_c - (u_c' K^-1 u_c + e^2) / d_c^2) / 2, d/d mean = e / d_c
-            for a in range(nb):
-                j = col_var[c0 + a]
-                lam = s2[j]
-                g_s2[j] += -0.5 * (1.0 / lam - (kbb[a] + bB[a] * bB[a]) / (lam * lam))
-            for a in range(ne):
-                j = col_var[c0 + nb + a]
-                lam = s2[j]
-                g_s2[j] += -0.5 * (1.0 / lam - (Ainv[a, a] + bvec[a] * bvec[a]) / (lam * lam))
-            sb = 0.0
-            for a in range(s):
-                c = lo + a
-                r = rbuf[a]
-                dc = dbuf[a]
-                ub = 0.0
-                qv = 0.0
-                if n_nt > 0:
-                    jb = col_of[c, 0]
-                    ub = bB[jb]
-                    qv = kbb[jb]
-                    for k in range(1, n_nt):
-                        jk = col_of[c, k] - nb
-                        ub += bvec[jk]
-                        qv += 2.0 * Mm[jb, jk] + Ainv[jk, jk]
-                        for h in range(1, k):  # both triangles at once: S^-1 is symmetric
-                            jl = col_of[c, h] - nb
-                            qv += 2.0 * (Ainv[jk, jl] if jk >= jl else Ainv[jl, jk])
-                e = r - ub
-                gdc = -0.5 * (1.0 / dc - (qv + e * e) / (dc * dc))
-                gnd += gdc
-                gndr += gdc * cell_dr[c]
-                bqd[lat_q[c]] += e / dc
-                sb += e / dc
+            lp_i, sb = nested_item(
+                lo, s, c0, col_off[i + 1] - c0, col_nb[i], gi, cell_y, cmean, lat_q, cell_cls, itab,
+                col_of, col_var, is2, A, Ainv, work, gvec, bvec, dB, wB, bB, kbb, rbuf, Ct, Mm, cls_seen,
+                cls_cnt, g_s2, bqd, acc_cls,
+            )  # fmt: skip
+            logp += lp_i
             if has_cat:
                 bcatd[item_cat[i]] += sb
             continue
@@ -434,6 +352,13 @@ def blocks_logp_grad(
             for c in range(n_cat):
                 extra += bcat[c] * gcat[c]
         g_v[t] += -(bpy[t] - pcb - extra) / (v[t] * v[t])
+    # the nested items' cells, by class: d/d d_c = -(1/d_c - (u_c' K^-1 u_c + e^2) / d_c^2) / 2
+    gnd = 0.0
+    gndr = 0.0
+    for k in range(n_cls):
+        g_k = -0.5 * cls_n[k] * itab[k] + 0.5 * acc_cls[k] * itab[k] * itab[k]
+        gnd += g_k
+        gndr += g_k * cls_dr[k]
     if rep_index >= 0:
         g_s2[rep_index] += -gd * inv_rep2 * inv_rep2 - 0.5 * n_short * inv_rep2 + gdr + gndr
     g_s2 += gnd * diag_coef

@@ -336,19 +336,22 @@ def item_blocks(design: Design, forms: np.ndarray | None = None) -> ItemBlocks:
         "a_n": float(share.sum()),
         "c_z0": np.bincount(cat, weights=Z[:, 0], minlength=n_cat).astype(float),
         "c_n": np.bincount(cat, weights=share, minlength=n_cat).astype(float),
-        **_nested_columns(design, form, li, lq, grid, inner, R),
+        **_nested_columns(design, form, li, lq, n_lat, grid, inner, R),
     }
     n_short_all = int(((n_full > 0) & (n_full < R)).sum())
     n_empty = int((n_full == 0).sum())
     return ItemBlocks(R, n_short_all, n_empty, offsets, direct, arrays)
 
 
-def _nested_columns(design, form, li, lq, grid, inner, R) -> dict:
+def _nested_columns(design, form, li, lq, n_lat, grid, inner, R) -> dict:
     """The nested form's arrays: per slotted cell its column in each nested term
     (``col_of``, numbered within its item), per item the range of its columns (``col_off``) and
     how many of them are the first term's (``col_nb``), each column's variance term
     (``col_var``), and the cells' diagonal per unit of each variance (``diag_coef``: 1 for the
-    full-cell term, ``1/R`` for the calls' noise, whose short-cell rest is ``cell_dr``).
+    full-cell term, ``1/R`` for the calls' noise, whose short-cell rest is ``cell_dr``). The
+    kernel takes per evaluation what the cells share: each cell's class (``cell_cls``: its count
+    of calls, one diagonal per class), each class's ``1/n - 1/R`` (``cls_dr``) and cells
+    (``cls_n``), and the columns of each variance term over the items (``col_n``).
     """
     terms = nested_terms(design)
     vt = var_terms(design)
@@ -371,12 +374,19 @@ def _nested_columns(design, form, li, lq, grid, inner, R) -> dict:
             diag[j] = 1.0 / R
         elif set(t.facets) == every:
             diag[j] = 1.0
+    cls_dr, cls = np.unique(1.0 / np.maximum(n_lat[sel], 1) - 1.0 / R, return_inverse=True)
+    cell_cls = np.zeros(li.size, dtype=np.int64)
+    cell_cls[sel] = cls.ravel()
     return {
         "col_of": col_of,
         "col_off": col_off,
         "col_nb": col_nb,
         "col_var": col_var,
         "diag_coef": diag,
+        "cell_cls": cell_cls,
+        "cls_dr": cls_dr.astype(np.float64),
+        "cls_n": np.bincount(cls.ravel(), minlength=cls_dr.size).astype(np.float64),
+        "col_n": np.bincount(col_var, minlength=len(vt)).astype(np.float64),
     }
 
 

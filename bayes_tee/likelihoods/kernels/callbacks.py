@@ -85,7 +85,7 @@ BLOCKS_KINDS = (
     "i1", "f1", "f1", "f1", "f0", "f0", "i1", "i1", "f1", "i1", "f1", "i2", "f2", "f2", "i1",
     "i0", "i0", "b0", "i0", "i0", "i0", "i0", "f2", "i1", "f1", "f1", "f1", "f1", "f1", "i1",
     "i1", "i1", "f1", "f2", "u1", "i1", "f2", "f1", "f0", "f0", "f0", "i1", "f1", "f1", "f1",
-    "f0", "f1", "f1", "i2", "i1", "i1", "i1", "f1", "i0", "f0",
+    "f0", "f1", "f1", "i2", "i1", "i1", "i1", "f1", "i1", "f1", "f1", "f1", "i0", "f0",
 )  # fmt: skip
 #: The same for :func:`~bayes_tee.likelihoods.strata.kernel.strata_logp_grad` (balanced and
 #: augmented).
@@ -243,7 +243,7 @@ def _binomial_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
 def _blocks_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
     t = numba.carray(table_, (len(BLOCKS_KINDS), 4), np.int64)
     x = numba.carray(x_, (dim,)).copy()
-    x[_i0(t, 53)] -= _f0(t, 54)  # the grand mean, centred on the outcome mean as the data are
+    x[_i0(t, 57)] -= _f0(t, 58)  # the grand mean, centred on the outcome mean as the data are
     try:
         p0 = (x, _i1(t, 0), _f1(t, 1), _f1(t, 2), _f1(t, 3), _f0(t, 4), _f0(t, 5), _i1(t, 6),
               _i1(t, 7), _f1(t, 8), _i1(t, 9), _f1(t, 10), _i2(t, 11), _f2(t, 12), _f2(t, 13))  # fmt: skip
@@ -253,7 +253,8 @@ def _blocks_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
         p2 = (_i1(t, 29), _i1(t, 30), _i1(t, 31), _f1(t, 32), _f2(t, 33), _u1(t, 34), _i1(t, 35),
               _f2(t, 36), _f1(t, 37), _f0(t, 38), _f0(t, 39), _f0(t, 40))  # fmt: skip
         p3 = (_i1(t, 41), _f1(t, 42), _f1(t, 43), _f1(t, 44), _f0(t, 45), _f1(t, 46), _f1(t, 47),
-              _i2(t, 48), _i1(t, 49), _i1(t, 50), _i1(t, 51), _f1(t, 52))  # fmt: skip
+              _i2(t, 48), _i1(t, 49), _i1(t, 50), _i1(t, 51), _f1(t, 52), _i1(t, 53), _f1(t, 54),
+              _f1(t, 55), _f1(t, 56))  # fmt: skip
         value, grad = blocks_logp_grad(*(p0 + p1 + p2 + p3))
     except Exception:  # noqa: BLE001 - as in _ordinal_logp
         return RAISED
