@@ -1,7 +1,7 @@
 """Small dense factorisations the kernels share, in place on the leading ``s x s`` block of
 a workspace: Cholesky factor and log determinant, solve, inverse (its lower triangle), and the
-three at once; and the small matrix-vector products. Loops run along rows; compiled once per
-machine and cached like every kernel.
+factor, inverse and ``A^-1 g`` at once; and the small matrix-vector products. Loops run along
+rows; compiled once per machine and cached like every kernel.
 
 >>> A = np.array([[4.0, 0.0], [2.0, 3.0]])  # the lower triangle of [[4, 2], [2, 3]]
 >>> b, Ainv = np.zeros(2), np.zeros((2, 2))
@@ -102,14 +102,25 @@ def inverse(L, s, X, out):  # pragma: no cover - compiled
 @numba.njit(cache=True, nogil=True, fastmath=FAST)
 def factor(A, s, g, b, work, Ainv):  # pragma: no cover - compiled
     """Factor the leading ``s x s`` block of ``A`` in place: ``b = A^-1 g``, ``Ainv = A^-1``;
-    returns ``log det A`` and ``g' A^-1 g``.
+    returns ``log det A`` and ``g' A^-1 g``. ``b`` is taken from the inverse, which is needed
+    anyway, rather than by two triangular solves: their divisions made a 15 x 15 factor about
+    10% slower (the ``blocks`` likelihood's items at 482k calls, 5% lost).
     """
     logdet = cholesky(A, s)
-    solve(A, s, g, b)
+    inverse(A, s, work, Ainv)
+    # b = A^-1 g from the inverse's lower triangle: no divisions, unlike two triangular solves
+    for a in range(s):
+        b[a] = 0.0
     quad = 0.0
     for a in range(s):
+        ga = g[a]
+        acc = Ainv[a, a] * ga
+        for c in range(a):
+            acc += Ainv[a, c] * g[c]
+            b[c] += Ainv[a, c] * ga
+        b[a] += acc
+    for a in range(s):
         quad += g[a] * b[a]
-    inverse(A, s, work, Ainv)
     return logdet, quad
 
 
