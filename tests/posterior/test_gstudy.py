@@ -157,7 +157,10 @@ def test_formula_fits_on_unbalanced_layouts(layout):
     else:
         df = df[~df["run"].str.startswith("p0.e0.")]  # one evaluator x prompt cell has no runs at all
         df = df[~df["run"].str.endswith("e1.r2")]  # and evaluator 1 has two runs, not three
-    post = _fit(df, "score ~ (1|item) + (1|evaluator) + (1|prompt) + (1|run)")
+    # the default draws (a run that stops at its first clean checkpoint), as a user fits: at a
+    # fixed 500 draws whether R-hat lands under 1.01 is up to the draws (1.0131 on "unequal runs"
+    # after the blocks kernel's sums were reordered, 1.0029 at the defaults)
+    post = _fit(df, "score ~ (1|item) + (1|evaluator) + (1|prompt) + (1|run)", draws=None)
     assert post.method != "balanced" and post.diagnostics()["divergences"] == 0
     table = post.components(level=0.95).set_index("component")
     for k, v in df.attrs["truth"].items():
