@@ -1,5 +1,5 @@
 """One item of the ``blocks`` likelihood in its nested form, as a numba function the kernel
-(:func:`~bayes_tee.likelihoods.blocks.kernel.blocks_logp_grad`) calls per item.
+(``blocks_logp_grad`` in :mod:`~bayes_tee.likelihoods.blocks.kernel`) calls per item.
 
 The item's observed cell means are ``y_O ~ N(mean_O, U L U' + D)``: ``U`` the indicators of the
 item-nested random effects its cells touch (``p`` columns, variances ``L``), ``D`` the cells'
