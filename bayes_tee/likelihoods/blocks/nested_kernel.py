@@ -46,15 +46,6 @@ from ..kernels.dense import FAST, factor
 __all__ = ["nested_item"]
 
 
-@numba.njit(cache=True, nogil=True)
-def _new_class(seen, n, cls):  # pragma: no cover - compiled
-    """Whether ``cls`` is none of the first ``n`` classes in ``seen``."""
-    for k in range(n):
-        if seen[k] == cls:
-            return False
-    return True
-
-
 @numba.njit(cache=True, nogil=True, fastmath=FAST)
 def nested_item(
     lo, s, c0, p, nb, gi,
@@ -89,9 +80,10 @@ def nested_item(
     for a in range(s):
         c = lo + a
         cls = cell_cls[c]
-        if n_cls_item == 0 or (cls != cls_seen[0] and _new_class(cls_seen, n_cls_item, cls)):
+        if cnt[cls] == 0:  # counted per class; cnt is zero between items
             cls_seen[n_cls_item] = cls
             n_cls_item += 1
+        cnt[cls] += 1
         r = cell_y[c] - cmean[lat_q[c]] - gi
         inv = itab[cls]
         ri = r * inv
@@ -159,14 +151,11 @@ def nested_item(
     # the class most of its cells are in: the sum of their u_c' K^-1 u_c follows from the others'
     # (sum_c u_c' K^-1 u_c / d_c = tr(K^-1 (K - L^-1)) = p - tr(K^-1 L^-1)) without a pass
     major = cell_cls[lo] if s else 0
-    if n_cls_item > 1:
-        for k in range(n_cls_item):
-            cnt[cls_seen[k]] = 0
-        for a in range(s):
-            cnt[cell_cls[lo + a]] += 1
-        for k in range(n_cls_item):
-            if cnt[cls_seen[k]] > cnt[major]:
-                major = cls_seen[k]
+    for k in range(n_cls_item):
+        if cnt[cls_seen[k]] > cnt[major]:
+            major = cls_seen[k]
+    for k in range(n_cls_item):
+        cnt[cls_seen[k]] = 0
     rest = p - tr_kl  # less each other class's share, below
     # per cell, e = r - U b: e^2 (and u_c' K^-1 u_c off the major class) into its class, e / d_c
     # the slope in its mean
