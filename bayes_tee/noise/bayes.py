@@ -68,14 +68,19 @@ def build_model(
     """
     c = table.correct
     k = table.count
-    n_q, n_m = c.shape
+    n_m = c.shape[1]
     coords = {"model": table.models, "cls": np.arange(classes)}
     with pm.Model(coords=coords) as model:
         if classes == 1:
             mu = pm.Beta("mu", 1.0, 1.0, dims="model")
             log_kappa = pm.Normal("log_kappa", *kappa_prior, dims="model")
             kappa = pt.exp(log_kappa)
-            pm.BetaBinomial("c", n=k, alpha=mu * kappa, beta=(1 - mu) * kappa, observed=c)
+            # each model's distinct (correct, count) pairs once, weighted by their questions:
+            # the same likelihood, in 3 terms a model instead of N at K = 2
+            model_of, cu, ku, weight = _distinct_outcomes(c, k)
+            a, b = (mu * kappa)[model_of], ((1 - mu) * kappa)[model_of]
+            loglik = (weight * _log_beta_binomial(cu, ku, a, b, kappa[model_of])).sum()
+            pm.Potential("loglik", loglik + _log_binomial_coefficients(c, k))
             pm.Deterministic("mean_accuracy", mu, dims="model")
             pm.Deterministic("spread", mu * (1 - mu) / (kappa + 1), dims="model")
         else:
@@ -97,23 +102,44 @@ def build_model(
             log_kappa = pm.Normal("log_kappa", *kappa_prior, dims=("model", "cls"))
             kappa = pt.exp(log_kappa)
             a, b = mu * kappa, (1 - mu) * kappa  # (model, class)
-            # Beta-Binomial log-likelihood up to the binomial coefficient (the same in every
-            # class): log B(c + a, K - c + b) - log B(a, b), as gammaln terms
-            cc, kk = c[:, :, None], k[:, :, None]
-            per_class = (
-                pt.gammaln(cc + a)
-                + pt.gammaln(kk - cc + b)
-                - pt.gammaln(kk + kappa)
-                - pt.gammaln(a)
-                - pt.gammaln(b)
-                + pt.gammaln(kappa)
-            ).sum(axis=1)  # (question, class)
-            pm.Potential("loglik", pm.math.logsumexp(per_class + pt.log(w)[None, :], axis=1).sum())
+            # questions with the same outcomes under every model enter once, weighted
+            rows, weight = np.unique(np.hstack([c, k]), axis=0, return_counts=True)
+            cc, kk = rows[:, :n_m, None], rows[:, n_m:, None]
+            per_class = _log_beta_binomial(cc, kk, a, b, kappa).sum(axis=1)  # (question, class)
+            loglik = (weight * pm.math.logsumexp(per_class + pt.log(w)[None, :], axis=1)).sum()
+            pm.Potential("loglik", loglik + _log_binomial_coefficients(c, k))
             mean = (w * mu).sum(axis=1)
             second = (w * (mu * (1 - mu) / (kappa + 1) + mu**2)).sum(axis=1)
             pm.Deterministic("mean_accuracy", mean, dims="model")
             pm.Deterministic("spread", second - mean**2, dims="model")
     return model
+
+
+def _distinct_outcomes(c: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Each model's distinct (correct, count) pairs: model index, correct, count, questions."""
+    n_m = c.shape[1]
+    rows = np.column_stack([np.tile(np.arange(n_m), c.shape[0]), c.ravel(), k.ravel()])
+    rows, weight = np.unique(rows, axis=0, return_counts=True)
+    return rows[:, 0].astype(int), rows[:, 1], rows[:, 2], weight
+
+
+def _log_binomial_coefficients(c: np.ndarray, k: np.ndarray) -> float:
+    """``sum log C(K, c)``: the constant that makes the log density the Beta-Binomial's own."""
+    return float((special.gammaln(k + 1) - special.gammaln(c + 1) - special.gammaln(k - c + 1)).sum())
+
+
+def _log_beta_binomial(c, k, a, b, kappa):
+    """Beta-Binomial log-likelihood up to the binomial coefficient (:func:`_log_binomial_coefficients`):
+    ``log B(c + a, K - c + b) - log B(a, b)`` as gammaln terms, with ``kappa = a + b``.
+    """
+    return (
+        pt.gammaln(c + a)
+        + pt.gammaln(k - c + b)
+        - pt.gammaln(k + kappa)
+        - pt.gammaln(a)
+        - pt.gammaln(b)
+        + pt.gammaln(kappa)
+    )
 
 
 def _flat(idata, name: str) -> np.ndarray:

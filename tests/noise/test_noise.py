@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import special, stats
 
 import bayes_tee as bt
 
@@ -235,6 +236,31 @@ def test_bayesian_noise_refuses_real_valued_metrics():
     )
     with pytest.raises(bt.DesignError, match="binary metric"):
         bt.noise.paired(df).bayes()
+
+
+@pytest.mark.parametrize("classes", [1, 3])
+def test_the_model_likelihood_is_the_beta_binomial_of_every_question(classes):
+    # each distinct outcome enters the likelihood once, weighted: it must equal the sum over questions
+    rng = np.random.default_rng(3)
+    df, _ = _binomial_panel(rng, n_q=50, k=(2, 3), models=3)
+    table = bt.noise.paired(df, count="count").table
+    model = bt.noise.bayes.build_model(table, classes)
+    names = ["loglik", "mu", "log_kappa"] + (["w"] if classes > 1 else [])
+    outputs = model.replace_rvs_by_values([model[n] for n in names])
+    values = model.compile_fn(outputs, inputs=model.value_vars, point_fn=False)
+    c, k = table.correct[:, :, None], table.count[:, :, None]
+    for _ in range(3):
+        point = {
+            v.name: rng.normal(0.0, 0.7, np.shape(x))
+            for v, x in zip(model.value_vars, model.initial_point().values())
+        }
+        loglik, mu, log_kappa, *w = values(*point.values())
+        kappa = np.exp(log_kappa).reshape(1, len(table.models), -1)  # (question, model, class)
+        mu = mu.reshape(kappa.shape)
+        a, b = mu * kappa, (1 - mu) * kappa
+        per_class = stats.betabinom.logpmf(c, k, a, b).sum(axis=1)  # (question, class)
+        expected = special.logsumexp(per_class + np.log(w[0] if w else 1.0), axis=1).sum()
+        assert np.isclose(loglik, expected, rtol=1e-12, atol=0), (loglik, expected)
 
 
 @pytest.mark.slow
