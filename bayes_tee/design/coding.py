@@ -51,13 +51,29 @@ def is_constant(y_sd: float, y_mean: float) -> bool:
 
 def cell_stats(cell_codes: np.ndarray, y: np.ndarray, facets: list[str]) -> tuple[pd.DataFrame, np.ndarray]:
     """Per-cell count, mean and within-cell sum of squares (centred, so exact at zero spread),
-    and each row's cell index.
+    and each row's cell index. Cells are in the facets' lexicographic order.
+
+    The rows are grouped by one integer key per cell (the codes in mixed radix) rather than by
+    the facet columns: the same groups and sums, several times faster on a large design.
+
+    >>> codes, y = np.array([[1, 0], [0, 1], [1, 0]]), np.array([1.0, 2.0, 3.0])
+    >>> cells, row_cell = cell_stats(codes, y, ["a", "b"])
+    >>> cells.to_dict("list"), row_cell.tolist()
+    ({'a': [0, 1], 'b': [1, 0], 'n': [1, 2], 'mean': [2.0, 2.0], 'ss': [0.0, 2.0]}, [1, 0, 1])
     """
-    frame = pd.DataFrame(cell_codes, columns=facets)
-    frame["y"] = y
-    grouped = frame.groupby(facets, sort=True)
-    row_cell = grouped.ngroup().to_numpy()
-    means = grouped["y"].transform("mean").to_numpy()
-    frame["dev2"] = (y - means) ** 2
-    out = frame.groupby(facets, sort=True).agg(n=("y", "size"), mean=("y", "mean"), ss=("dev2", "sum"))
-    return out.reset_index(), row_cell
+    codes = np.asarray(cell_codes, dtype=np.int64).reshape(len(y), len(facets))
+    radix = codes.max(axis=0) + 1 if len(codes) else np.ones(len(facets), dtype=np.int64)
+    if np.prod(radix.astype(float)) < 2.0**62:
+        key = np.ravel_multi_index(tuple(codes.T), tuple(radix)) if len(facets) else np.zeros(len(y), int)
+        cell_keys, row_cell = np.unique(key, return_inverse=True)
+        cell_codes_out = np.stack(np.unravel_index(cell_keys, tuple(radix)), axis=1).reshape(-1, len(facets))
+    else:  # more cells than a 64-bit key can number: unique rows (slower, the same order)
+        cell_codes_out, row_cell = np.unique(codes, axis=0, return_inverse=True)
+    row_cell = row_cell.reshape(-1)
+    grouped = pd.Series(y).groupby(row_cell, sort=True)
+    mean = grouped.mean().to_numpy()
+    ss = pd.Series((y - mean[row_cell]) ** 2).groupby(row_cell, sort=True).sum().to_numpy()
+    out = pd.DataFrame(cell_codes_out.astype(np.int64), columns=facets)
+    out["n"] = grouped.size().to_numpy()
+    out["mean"], out["ss"] = mean, ss
+    return out, row_cell.astype(np.int64)
