@@ -142,19 +142,23 @@ class Settings:
     settled: int | None = None
     #: Whether the caller gave ``tune`` (a refit's shorter warm-up then does not apply).
     tune_given: bool = False
+    #: Whether the caller gave ``target_accept`` (a warm start's higher one then does not apply).
+    accept_given: bool = False
 
     def refit(self, started: bool) -> Settings:
         """These settings for a refit of an earlier fit on more calls (``fit_posterior``'s
-        ``warm_start``): :data:`WARM_TUNE` warm-up steps and checkpoints from
-        :data:`WARM_FIRST_CHECKPOINT` when its chains start at that fit's draws (``started``),
-        else at most :data:`REFIT_TUNE` warm-up steps; the caller's ``tune`` and ``draws`` whatever
-        (a run without checkpoints, given ``draws``, gets none).
+        ``warm_start``): :data:`WARM_TUNE` warm-up steps, a target acceptance of at least
+        :data:`WARM_TARGET_ACCEPT` and checkpoints from :data:`WARM_FIRST_CHECKPOINT` when its
+        chains start at that fit's draws (``started``), else at most :data:`REFIT_TUNE` warm-up
+        steps; the caller's ``tune``, ``target_accept`` and ``draws`` whatever (a run without
+        checkpoints, given ``draws``, gets none).
         """
         if not started:
             return self if self.tune_given else replace(self, tune=min(self.tune, REFIT_TUNE))
         tune = self.tune if self.tune_given else WARM_TUNE
+        accept = self.target_accept if self.accept_given else max(self.target_accept, WARM_TARGET_ACCEPT)
         looks = range(WARM_FIRST_CHECKPOINT, self.draws, WARM_CHECKPOINT_STEP) if self.checkpoints else ()
-        return replace(self, tune=tune, checkpoints=tuple(looks))
+        return replace(self, tune=tune, target_accept=accept, checkpoints=tuple(looks))
 
 
 #: The first checkpoint of a run at the default draws, and the draws between checkpoints.
@@ -165,6 +169,13 @@ FIRST_CHECKPOINT, CHECKPOINT_STEP = 1000, 500
 #: (``blocks``, 82 coordinates), four seeds: 100 warm-up steps gave bulk ESS 530-900 over 4 x
 #: 500 draws with no divergence, against 300 cold ones before.
 WARM_TUNE = 100
+#: A warm start's least target acceptance. The step size adapts in the last 15 of its 100
+#: warm-up steps (nutpie's step-size window), so it lands 0.34-0.52 where 1,000 cold steps give
+#: 0.40-0.47, and the chains that land high diverge now and then. 30 items x 2 prompts x 3
+#: judges, calls lost (``blocks``), 12 seeds: at 0.9, 2 refits had 2 divergences each and
+#: then ran to 4,000 draws a chain (55k gradients a refit on average); at 0.95 none diverged
+#: and they stopped at 500-1,000 draws (38k gradients, 0.63 s against 0.98 s).
+WARM_TARGET_ACCEPT = 0.95
 #: A refit's warm-up steps per chain when its chains cannot start at the earlier fit's draws
 #: (its coordinates changed, or it was not sampled through a kernel): the posterior moves little
 #: between refits on a few more calls (the adaptive loop's steps; 14 systems x 3 judges, 5,020
@@ -246,6 +257,7 @@ def sampler_settings(
         checkpoints=tuple(range(FIRST_CHECKPOINT, most, CHECKPOINT_STEP)) if looks else (),
         settled=d_draws if looks else None,
         tune_given=tune is not None,
+        accept_given=target_accept is not None,
     )
 
 
@@ -481,13 +493,14 @@ def fit_posterior(
         ``sampler_state``. When the likelihood is sampled through its kernel (Gaussian,
         binomial or ordinal) with the same variance components, each chain starts at one of
         that fit's draws with its step size (:mod:`bayes_tee._core.warm`), warms up for
-        :data:`WARM_TUNE` steps and may stop from :data:`WARM_FIRST_CHECKPOINT` draws on, at
-        the first look that passes the checks above. A sampled term that gained levels (the
-        GLMMs' item or cell effects after calls on new items or cells) starts as in any fit;
-        ``info["warm_start"]`` is the share of coordinates started from the draws (0 when the
-        warm start did not apply). Otherwise the fit starts as any fit does, with at most
-        :data:`REFIT_TUNE` warm-up steps (the posterior moves little between refits). The
-        caller's ``tune`` and ``draws`` hold whatever. The draws are diagnosed as any fit's.
+        :data:`WARM_TUNE` steps at a target acceptance of at least :data:`WARM_TARGET_ACCEPT`,
+        and may stop from :data:`WARM_FIRST_CHECKPOINT` draws on, at the first look that passes
+        the checks above. A sampled term that gained levels (the GLMMs' item or cell effects
+        after calls on new items or cells) starts as in any fit; ``info["warm_start"]`` is the
+        share of coordinates started from the draws (0 when the warm start did not apply).
+        Otherwise the fit starts as any fit does, with at most :data:`REFIT_TUNE` warm-up steps
+        (the posterior moves little between refits). The caller's ``tune``, ``target_accept``
+        and ``draws`` hold whatever. The draws are diagnosed as any fit's.
 
     Returns
     -------
