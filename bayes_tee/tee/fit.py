@@ -169,12 +169,9 @@ FIRST_CHECKPOINT, CHECKPOINT_STEP = 1000, 500
 #: (``blocks``, 82 coordinates), four seeds: 100 warm-up steps gave bulk ESS 530-900 over 4 x
 #: 500 draws with no divergence, against 300 cold ones before.
 WARM_TUNE = 100
-#: A warm start's least target acceptance. The step size adapts in the last 15 of its 100
-#: warm-up steps (nutpie's step-size window), so it lands 0.34-0.52 where 1,000 cold steps give
-#: 0.40-0.47, and the chains that land high diverge now and then. 30 items x 2 prompts x 3
-#: judges, calls lost (``blocks``), 12 seeds: at 0.9, 2 refits had 2 divergences each and
-#: then ran to 4,000 draws a chain (55k gradients a refit on average); at 0.95 none diverged
-#: and they stopped at 500-1,000 draws (38k gradients, 0.63 s against 0.98 s).
+#: A warm start's least target acceptance: its step size adapts in the last 15 warm-up steps
+#: and lands at 0.34-0.52 (cold: 0.40-0.47). 30 items x 2 prompts x 3 judges, calls lost, 12
+#: seeds: at 0.9 two refits diverged (then ran to 4,000 draws a chain), at 0.95 none did.
 WARM_TARGET_ACCEPT = 0.95
 #: A refit's warm-up steps per chain when its chains cannot start at the earlier fit's draws
 #: (its coordinates changed, or it was not sampled through a kernel): the posterior moves little
