@@ -112,9 +112,13 @@ def writeup(post: Fit, level: float = 0.95, n_top: int = 3) -> str:
     --------
     >>> print(writeup(post))  # doctest: +SKIP
     """
+    return _writeup(post, theta.theta(post, level=level).iloc[0], level, n_top)
+
+
+def _writeup(post: Fit, th: pd.Series, level: float, n_top: int = 3) -> str:
+    """:func:`writeup` given theta's row at ``level`` (the report computes it once for both)."""
     d = post.design
     shares = sh.shares(post).sort_values("share_median", ascending=False)
-    th = theta.theta(post, level=level).iloc[0]
     dims = ", ".join(f"{len(d.levels[f])} {f}s" for f in d.facets if f != "item")
     reps = f", {d.counts.get('replicate', 1):g} replicates per cell" if d.has_replicates else ""
     top = shares.head(n_top)
@@ -280,7 +284,7 @@ def report(
         sens_note = str(err)
     th = theta.theta(post, level=level)
     parts = [
-        *page_head(post, title, writeup(post, level=level)),
+        *page_head(post, title, _writeup(post, th.iloc[0], level)),
         f"<p>{d.n_rows:,} calls used; {sum(d.dropped.values())} rows dropped (missing score or role).</p>",
         "<h2>Variance components and shares</h2>",
         f"<p>Components on the {post.scale} scale, 90% intervals.</p>",
