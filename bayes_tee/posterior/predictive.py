@@ -201,6 +201,20 @@ def _ordinal_calls(
     return rng.multinomial(n.astype(np.int64), P / P.sum(axis=-1, keepdims=True))
 
 
+def _level_shares(onehot: sparse.csr_matrix, w: np.ndarray, same_rows: bool) -> np.ndarray:
+    """``(B, L)``: each study's share of its calls at each level of a term, from the cells'
+    shares ``w`` ``(B, cells)`` and the cells' levels ``onehot`` ``(cells, L)``. When every
+    study has the same calls (``same_rows``), from the first row, broadcast.
+
+    >>> onehot = sparse.csr_matrix(np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]))
+    >>> _level_shares(onehot, np.full((2, 3), 1 / 3), True).round(3).tolist()
+    [[0.667, 0.333], [0.667, 0.333]]
+    """
+    if same_rows:
+        return np.broadcast_to(onehot.T.dot(w[0]), (w.shape[0], onehot.shape[1]))
+    return np.asarray(onehot.T.dot(w.T).T)
+
+
 def _term_index(t: Term, lay: Layout, categories: str) -> tuple[np.ndarray, int]:
     """Level of term ``t`` at every cell of the layout, and the number of levels."""
     if t.label == "category":
@@ -294,7 +308,7 @@ def simulate_studies(
             sd = draws.sigma[lab][s]
             u = rng.standard_normal((B, L)) * sd[:, None]
             latent += u[:, idx]
-            W = np.asarray(onehot[lab].T.dot(w.T).T)  # (B, L) call share per level
+            W = _level_shares(onehot[lab], w, lay.n is not None)  # (B, L) call share per level
             if estimand == "finite" and lab in item_terms:
                 # theta averages this item set equally: only unequal call shares leave an error
                 if L == lay.levels["item"] and (lab == "item" or categories == "fixed"):
@@ -313,7 +327,7 @@ def simulate_studies(
             latent += np.take_along_axis(eff, pick, axis=1)[:, lay.codes[f]]
             if f == "judge" and cell_set is not None:  # a fixed panel: the picked judges' own
                 cell_set = pick[:, lay.codes[f]]
-            W = np.asarray(onehot[lab].T.dot(w.T).T)
+            W = _level_shares(onehot[lab], w, lay.n is not None)
             sens = (eff**2).mean(axis=1)
             var += sens * _panel_factor((W**2).sum(axis=1), n_fit, mode)
         if ordinal:
