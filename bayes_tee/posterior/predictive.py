@@ -183,22 +183,36 @@ def category_probabilities(eta: np.ndarray, cuts: np.ndarray, link: str) -> np.n
     return np.clip(np.diff(np.concatenate([edge, F, edge + 1.0], axis=-1), axis=-1), 0.0, 1.0)
 
 
-def _ordinal_calls(
-    rng: np.random.Generator, n: np.ndarray, eta: np.ndarray, cuts: np.ndarray, link: str
-) -> np.ndarray:
-    """Calls per category ``(B, cells, K)`` of ``n`` calls per cell at latent means ``eta`` and
-    each cell's cutpoints ``cuts`` ``(B, cells, K - 1)``: one multinomial per cell, drawn by
-    NumPy over the whole array at once (1.7x faster than a binomial per category).
+def _ordinal_sums(
+    rng: np.random.Generator, n: np.ndarray, eta: np.ndarray, cuts: np.ndarray, values: np.ndarray, link: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """The sum of the scores and of their squares ``(B,)`` of ``n`` calls per cell ``(B, cells)``
+    at latent means ``eta`` ``(B, cells)`` and each cell's cutpoints ``cuts`` (broadcasting to
+    ``(B, cells, K - 1)``), each call an independent draw of its category with score ``values``.
+
+    A call's category is drawn by inversion: with ``u`` uniform, it scores above category ``k``
+    when ``u`` is below ``P(score > k)``. Its score is then ``values[0]`` plus the steps it
+    passes: a few comparisons per call, where a multinomial per cell took 3x as long.
 
     >>> rng = np.random.default_rng(0)
-    >>> calls = _ordinal_calls(rng, np.array([[3.0, 0.0]]), np.zeros((1, 2)),
-    ...                        np.array([[[-1.0, 1.0], [-1.0, 1.0]]]), "logit")
-    >>> calls.shape, calls.sum(axis=-1).tolist()
-    ((1, 2, 3), [[3, 0]])
+    >>> total, sq = _ordinal_sums(rng, np.array([[3.0, 0.0]]), np.zeros((1, 2)),
+    ...                           np.array([[[-1.0, 1.0], [-1.0, 1.0]]]), np.arange(1.0, 4.0), "logit")
+    >>> float(total[0]) in (3, 4, 5, 6, 7, 8, 9), float(sq[0]) >= float(total[0])
+    (True, True)
     """
-    P = category_probabilities(eta, cuts, link)
-    # the clipped differences of an increasing F: a probability vector up to rounding
-    return rng.multinomial(n.astype(np.int64), P / P.sum(axis=-1, keepdims=True))
+    above = _exceed(cuts - eta[..., None], link)  # (B, cells, K - 1): P(score above category k)
+    above = np.broadcast_to(above, eta.shape + above.shape[-1:])
+    step = np.diff(values)
+    total, total_sq = np.zeros(eta.shape[0]), np.zeros(eta.shape[0])
+    for r in range(int(n.max()) if n.size else 0):
+        u = rng.random(eta.shape)
+        score = np.full(eta.shape, float(values[0]))
+        for k, dv in enumerate(step):
+            score += dv * (u < above[..., k])
+        score *= n > r  # cells with fewer calls: no r-th call
+        total += score.sum(axis=1)
+        total_sq += (score * score).sum(axis=1)
+    return total, total_sq
 
 
 def _level_shares(onehot: sparse.csr_matrix, w: np.ndarray, same_rows: bool) -> np.ndarray:
@@ -334,10 +348,9 @@ def simulate_studies(
             cuts = draws.cuts[s][:, 0, None, :] if cell_set is None else draws.cuts[s[:, None], cell_set]
             spread = None if draws.spread is None else draws.spread[s[:, None], cell_set]
             eta, cuts = on_spread(draws.mu[s][:, None] + latent, cuts, spread)
-            counts = _ordinal_calls(rng, n, eta, cuts, get_family(draws.family).link)
-            total_v = counts @ draws.values
-            theta_hat = total_v.sum(axis=1) / ntot
-            mean_sq = (counts @ draws.values**2).sum(axis=1) / ntot
+            sums, sums_sq = _ordinal_sums(rng, n, eta, cuts, draws.values, get_family(draws.family).link)
+            theta_hat = sums / ntot
+            mean_sq = sums_sq / ntot
             s2 = np.maximum(mean_sq - theta_hat**2, 0.0) * ntot / np.maximum(ntot - 1.0, 1.0)
             out["error"][start:stop] = theta_hat - theta_pop[s]
             out["naive_se"][start:stop] = np.sqrt(s2 / ntot)

@@ -207,3 +207,24 @@ def test_projection_interval_covers_the_se_of_repeated_studies():
     # doubling every component moves the median ratio to 1.41, dropping prompts to about 0.8;
     # and the interval is informative, not arbitrarily wide
     assert np.median(study["se_high"] / study["se_low"]) < 3.5
+
+
+@pytest.mark.parametrize("link", ["logit", "probit"])
+def test_ordinal_calls_drawn_by_inversion_follow_the_category_probabilities(link):
+    # each call's category by inversion of P(score > k): over many studies, the sums of the scores
+    # and of their squares have the exact mean and variance of n independent calls per cell
+    rng = np.random.default_rng(4)
+    B, values = 40_000, np.array([1.0, 2.0, 4.0, 5.0])
+    n = np.broadcast_to(np.array([3.0, 1.0, 0.0, 2.0]), (B, 4))
+    eta = np.broadcast_to(np.array([-1.0, 0.0, 0.5, 1.5]), (B, 4))
+    cuts = np.array([[-0.8, 0.1, 1.2], [-0.5, 0.0, 0.4], [-1.0, 0.0, 1.0], [-2.0, 0.5, 2.5]])
+    total, total_sq = pr._ordinal_sums(rng, n, eta, np.broadcast_to(cuts, (B, 4, 3)), values, link)
+    p = pr.category_probabilities(eta[0], cuts, link)  # (cells, K)
+    mean, second = p @ values, p @ values**2
+    var = second - mean**2
+    expected = (n[0] * mean).sum()
+    se = np.sqrt((n[0] * var).sum() / B)
+    assert abs(total.mean() - expected) < 4 * se
+    assert total.var() == pytest.approx((n[0] * var).sum(), rel=0.03)
+    assert total_sq.mean() == pytest.approx((n[0] * second).sum(), rel=0.01)
+    assert total.min() >= n[0].sum() * values[0] and total.max() <= n[0].sum() * values[-1]
