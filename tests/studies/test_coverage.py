@@ -132,9 +132,9 @@ def my_dgp(**kw):  # defined in the script: the workers get it by value
 
 study = bt.simulate.coverage_study(
     my_dgp, [dict(n_items=20, n_prompts=2, n_judges=2, n_temperatures=1, n_replicates=2)],
-    n_sims=4, methods=["naive"], n_workers=2, random_seed=1, progressbar=False)
+    n_sims=4, methods=["naive"], n_workers=2, chunk_size=4, random_seed=1, progressbar=False)
 print("ROWS", len(study.results))
-"""
+"""  # one chunk: the pool starts one spawned worker (each imports bayes_tee), which is what is tested
 
 
 @pytest.mark.slow
