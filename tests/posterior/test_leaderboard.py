@@ -7,9 +7,11 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import special
 
 import bayes_tee as bt
 from bayes_tee.posterior import leaderboard as board
+from bayes_tee.posterior import separation as sep
 
 ROLES = dict(outcome="score", item="item", prompt="prompt", judge="judge", system="model")
 FIT = dict(draws=600, tune=400, progressbar=False)
@@ -219,3 +221,21 @@ def test_simulate_design_names_a_facet_it_cannot_simulate(data):
         )
     with pytest.raises(bt.DesignError, match="'model'.*post.dstudy"):
         post.simulate_design(n_items=[20], n_draws=5, sims_per_draw=5)
+
+
+def test_rank_allocation_resolves_the_adjacent_gaps_as_the_normal_formula_says(post):
+    # p_adjacent_resolved per design: the mean over draws and adjacent gaps of
+    # Phi(gap/se - z) + Phi(-gap/se - z), se the design's SE of a difference (computed in chunks)
+    plan = post.allocate(budget=3000, objective="rank", max_prompts=3)
+    cand = plan.candidates
+    designs = cand[["n_items", "n_prompts", "n_judges", "n_temperatures", "n_replicates"]]
+    var = sep.difference_variance(post, designs)
+    gaps = np.diff(np.sort(board.system_estimates(post).to_numpy()))
+    se = np.sqrt(var)[..., None]
+    z = special.ndtri(0.95)
+    expected = (special.ndtr(gaps / se - z) + special.ndtr(-gaps / se - z)).mean(axis=(0, 2))
+    np.testing.assert_allclose(cand["p_adjacent_resolved"].to_numpy(), expected, rtol=1e-12)
+    # more items per system resolve more of the gaps
+    config = ["n_prompts", "n_judges", "n_temperatures", "n_replicates"]
+    for _, same in cand.sort_values("n_items").groupby(config):
+        assert np.all(np.diff(same["p_adjacent_resolved"].to_numpy()) >= 0)
