@@ -1,24 +1,40 @@
-"""All-pairs paired noise: vectorized estimator vs a per-pair loop (Wang 2025 Table 2 code).
+"""All-pairs paired noise: vectorized estimator vs a per-pair loop (Wang 2025 Table 2 code);
+with ``--bayes``, the Bayesian Beta-Binomial fit against the same model with one likelihood term
+per question.
 
-    python benchmarks/bench_noise.py
+    python benchmarks/bench_noise.py [--bayes]
 
 Baseline, run in the same process: for every pair, the numpy-style formulas of Wang (2025)
 Table 2 applied to that pair's two columns (what a script looping over pairs does). Both give
 the same numbers (checked); the ratio is the speed-up of computing all pairs from one
 covariance matrix. Uses the all-the-noises MATH500 table when ../shared is present, else a
 simulated table of the same shape (48 models x 500 questions).
+
+``--bayes``: ``nz.bayes()`` (classes=1, 4 x 600 draws after 600 warm-up steps, as the test
+suite's check) enters each model's distinct (correct, count) pairs once, weighted by their
+questions; the baseline is the same model written as PyMC's ``BetaBinomial`` observed at every
+question, sampled by the same sampler with the same seed. Two tables of the questions with
+K >= 100: every 8th model (a few hundred distinct outcomes a model), and every 2nd model's
+counts subsampled to K = 2 (at most 3 distinct outcomes a model). It prints both log densities
+at a point (equal: the weighted one adds the binomial coefficients) and the sampling seconds
+(the second of two runs) and their ratio.
 """
 
 from __future__ import annotations
 
+import argparse
 import time
 from itertools import combinations
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pymc as pm
+import pytensor.tensor as pt
 
 import bayes_tee as bt
+from bayes_tee._core.sampling import sample
+from bayes_tee.noise import bayes as noise_bayes
 
 DATA = (
     Path(__file__).resolve().parents[2]
@@ -90,5 +106,50 @@ def main() -> None:
     print(f"speed-up: {t_loop / t_vec:.1f}x; max abs difference {worst:.2e}")
 
 
+def per_question_model(table, kappa_prior=(0.0, 1.5)) -> pm.Model:
+    """The classes=1 model with one likelihood term per question (the baseline)."""
+    with pm.Model(coords={"model": table.models}) as model:
+        mu = pm.Beta("mu", 1.0, 1.0, dims="model")
+        kappa = pt.exp(pm.Normal("log_kappa", *kappa_prior, dims="model"))
+        pm.BetaBinomial("c", n=table.count, alpha=mu * kappa, beta=(1 - mu) * kappa, observed=table.correct)
+    return model
+
+
+def bayes() -> None:
+    df = (
+        pd.read_csv(DATA, index_col=0)
+        if DATA.is_file()
+        else table().rename(columns={"question": "example_id"})
+    )
+    df = df[df["count"] >= 100]
+    models = sorted(df["model"].unique())
+    rng = np.random.default_rng(2)
+    small = df[df["model"].isin(models[::2])]
+    small = small.assign(
+        correct=rng.hypergeometric(small["correct"], small["count"] - small["correct"], 2), count=2
+    )
+    for name, d in (
+        ("K >= 100, every 8th model", df[df["model"].isin(models[::8])]),
+        ("K = 2, every 2nd model", small),
+    ):
+        nz = bt.noise.paired(d, model="model", question="example_id", correct="correct", count="count")
+        ours, base = noise_bayes.build_model(nz.table, 1), per_question_model(nz.table)
+        point = ours.initial_point()
+        lp = (float(ours.compile_logp()(point)), float(base.compile_logp()(point)))
+        distinct = len(noise_bayes._distinct_outcomes(nz.table.correct, nz.table.count)[0])
+        seconds = []
+        for model in (ours, base):
+            sample(model, "nutpie", 4, 600, 600, 0.9, 1, False)  # compiled and run once first
+            t0 = time.perf_counter()
+            sample(model, "nutpie", 4, 600, 600, 0.9, 1, False)
+            seconds.append(time.perf_counter() - t0)
+        print(f"{name}: {len(nz.models_)} models x {nz.n_questions} questions, {distinct} distinct outcomes")
+        print(f"  log density at a point: weighted {lp[0]:.6f}, per question {lp[1]:.6f}")
+        ratio = seconds[1] / seconds[0]
+        print(f"  sampling: weighted {seconds[0]:.2f} s, per question {seconds[1]:.2f} s, {ratio:.1f}x")
+
+
 if __name__ == "__main__":
-    main()
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--bayes", action="store_true", help="time the Bayesian fit instead")
+    bayes() if ap.parse_args().bayes else main()
