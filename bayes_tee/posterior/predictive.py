@@ -204,7 +204,7 @@ def _ordinal_sums(
     above = np.broadcast_to(above, eta.shape + above.shape[-1:])
     step = np.diff(values)
     total, total_sq = np.zeros(eta.shape[0]), np.zeros(eta.shape[0])
-    for r in range(int(n.max()) if n.size else 0):
+    for r in range(int(n.max())):
         u = rng.random(eta.shape)
         score = np.full(eta.shape, float(values[0]))
         for k, dv in enumerate(step):

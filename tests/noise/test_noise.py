@@ -250,11 +250,9 @@ def test_the_model_likelihood_is_the_beta_binomial_of_every_question(classes):
     values = model.compile_fn(outputs, inputs=model.value_vars, point_fn=False)
     c, k = table.correct[:, :, None], table.count[:, :, None]
     for _ in range(3):
-        point = {
-            v.name: rng.normal(0.0, 0.7, np.shape(x))
-            for v, x in zip(model.value_vars, model.initial_point().values())
-        }
-        loglik, mu, log_kappa, *w = values(*point.values())
+        start = model.initial_point()
+        point = [rng.normal(0.0, 0.7, np.shape(start[v.name])) for v in model.value_vars]
+        loglik, mu, log_kappa, *w = values(*point)
         kappa = np.exp(log_kappa).reshape(1, len(table.models), -1)  # (question, model, class)
         mu = mu.reshape(kappa.shape)
         a, b = mu * kappa, (1 - mu) * kappa
