@@ -8,8 +8,11 @@ sampling took 32.7 s through Python and 23.8 s through a C callback, at the same
 
 A callback here reads its kernel's arguments from one table (:func:`pack`): per argument a row
 ``(address, shape[0], shape[1], 0)`` of an array the density keeps alive; scalars are one-element
-arrays. Its body is one kernel call whose arguments are read in the kernel's order with the
-readers below; :func:`pack` refuses arguments whose types differ from the callback's
+arrays. Its body is one kernel call whose arguments are read in the kernel's order by one
+intrinsic per callback (:func:`reader`), which writes the array views straight into the
+argument tuple: read one by one through numba functions, the 23-59 arguments made each
+callback's compile cost 5-6 s of type inference, inlining and LLVM on a new machine, against
+about 1 s. :func:`pack` refuses arguments whose types differ from the callback's
 ``KINDS`` (its ``*_KINDS`` tuple), so a kernel whose signature changes without its callback
 stops with a clear error instead of reading memory wrongly. Each callback is compiled once per
 machine and cached on disk, keyed on every kernel module's source like the kernels
@@ -30,6 +33,7 @@ from numba import types
 from numba.core import cgutils, sigutils
 from numba.core.ccallback import CFunc
 from numba.extending import intrinsic
+from numba.np.arrayobj import make_array, populate_array
 
 from ..blocks.kernel import blocks_logp_grad
 from ..collapsed.kernel import collapsed_logp_grad
@@ -142,6 +146,56 @@ def _address(typingctx, address):  # pragma: no cover - compiled
     return types.voidptr(address), codegen
 
 
+def reader(kinds: tuple[str, ...]):
+    """An intrinsic ``read(t, x)`` that returns ``(x, *arguments)``: the arguments of
+    ``kinds`` from the first rows of the table ``t`` (:func:`pack`), arrays as
+    views of the memory the density keeps (as :func:`numba.carray` makes them) and scalars as
+    their values. One call: its code is one load per field, with no numba function to type or
+    inline per argument.
+
+    Examples
+    --------
+    >>> read = reader(("f1", "i0"))  # in a callback: ``args = read(t, x)``
+    >>> callable(read)
+    True
+    """
+    types_ = [_NUMBA_KINDS[k] for k in kinds]
+
+    @intrinsic
+    def read(typingctx, table, x):  # pragma: no cover - compiled
+        result = types.Tuple([x, *types_])
+
+        def codegen(context, builder, signature, args):
+            rows = make_array(signature.args[0])(context, builder, value=args[0]).data
+
+            def field(k, j):  # t[k, j]
+                return builder.load(builder.gep(rows, [context.get_constant(types.intp, 4 * k + j)]))
+
+            context.nrt.incref(builder, x, args[1])  # returned: a new reference, as numba's convention is
+            values = [args[1]]
+            for k, ty in enumerate(types_):
+                dtype = ty.dtype if isinstance(ty, types.Array) else ty
+                data = builder.inttoptr(field(k, 0), context.get_data_type(dtype).as_pointer())
+                if not isinstance(ty, types.Array):
+                    values.append(context.unpack_value(builder, ty, data))
+                    continue
+                size = context.get_abi_sizeof(context.get_data_type(dtype))
+                itemsize = context.get_constant(types.intp, size)
+                shape = [field(k, 1 + d) for d in range(ty.ndim)]
+                strides = [itemsize] if ty.ndim == 1 else [builder.mul(shape[1], itemsize), itemsize]
+                view = make_array(ty)(context, builder)
+                populate_array(
+                    view, data=data, shape=cgutils.pack_array(builder, shape),
+                    strides=cgutils.pack_array(builder, strides), itemsize=itemsize, meminfo=None,
+                )  # fmt: skip
+                values.append(view._getvalue())
+            return context.make_tuple(builder, result, values)
+
+        return result(table, x), codegen
+
+    return read
+
+
 @numba.njit(inline="always")
 def _f1(t, k):  # pragma: no cover - compiled
     return numba.carray(_address(t[k, 0]), (t[k, 1],), np.float64)
@@ -150,26 +204,6 @@ def _f1(t, k):  # pragma: no cover - compiled
 @numba.njit(inline="always")
 def _i1(t, k):  # pragma: no cover - compiled
     return numba.carray(_address(t[k, 0]), (t[k, 1],), np.int64)
-
-
-@numba.njit(inline="always")
-def _b1(t, k):  # pragma: no cover - compiled
-    return numba.carray(_address(t[k, 0]), (t[k, 1],), np.bool_)
-
-
-@numba.njit(inline="always")
-def _u1(t, k):  # pragma: no cover - compiled
-    return numba.carray(_address(t[k, 0]), (t[k, 1],), np.uint8)
-
-
-@numba.njit(inline="always")
-def _f2(t, k):  # pragma: no cover - compiled
-    return numba.carray(_address(t[k, 0]), (t[k, 1], t[k, 2]), np.float64)
-
-
-@numba.njit(inline="always")
-def _i2(t, k):  # pragma: no cover - compiled
-    return numba.carray(_address(t[k, 0]), (t[k, 1], t[k, 2]), np.int64)
 
 
 @numba.njit(inline="always")
@@ -183,11 +217,6 @@ def _i0(t, k):  # pragma: no cover - compiled
 
 
 @numba.njit(inline="always")
-def _b0(t, k):  # pragma: no cover - compiled
-    return _b1(t, k)[0]
-
-
-@numba.njit(inline="always")
 def _finish(value, grad, dim, out_, logp_):  # pragma: no cover - compiled
     """Copy the kernel's result out; the code nutpie reads."""
     out = numba.carray(out_, (dim,))
@@ -197,29 +226,20 @@ def _finish(value, grad, dim, out_, logp_):  # pragma: no cover - compiled
     return 0 if math.isfinite(value) else NOT_FINITE
 
 
-@numba.njit(inline="always")
-def _latent(x, t):  # pragma: no cover - compiled
-    """``x`` and the arguments every GLMM kernel starts with (the SD priors to ``cell_at``,
-    kinds 0-25 of :data:`ORDINAL_KINDS` and :data:`BINOMIAL_KINDS`), as one tuple: Python
-    compiles a call of more than 30 arguments through a list numba cannot type, so the
-    callbacks pass theirs as tuples, built in parts.
-    """
-    head = (x, _i1(t, 0), _f1(t, 1), _f1(t, 2), _f1(t, 3), _f0(t, 4), _f0(t, 5), _b0(t, 6),
-            _i1(t, 7), _i1(t, 8), _f1(t, 9), _i1(t, 10), _f1(t, 11), _i1(t, 12), _i1(t, 13))  # fmt: skip
-    rest = (_i1(t, 14), _b1(t, 15), _i1(t, 16), _i1(t, 17), _i1(t, 18), _b1(t, 19), _f1(t, 20),
-            _i1(t, 21), _i1(t, 22), _i1(t, 23), _i1(t, 24), _i2(t, 25))  # fmt: skip
-    return head + rest
+#: Each callback's reader: the kernel's arguments after ``x`` (the GLMMs' read before the two
+#: arrays of the crossed terms, the ``blocks`` one's before the grand mean's position and centre).
+_read_ordinal, _read_binomial = reader(ORDINAL_KINDS[:-2]), reader(BINOMIAL_KINDS[:-2])
+_read_blocks, _read_strata = reader(BLOCKS_KINDS[:-2]), reader(STRATA_KINDS)
+_read_collapsed = reader(COLLAPSED_KINDS)
 
 
 def _ordinal_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
     t = numba.carray(table_, (len(ORDINAL_KINDS), 4), np.int64)
     x = numba.carray(x_, (dim,))
     try:
-        tail = (_f2(t, 26), _i1(t, 27), _i0(t, 28), _i0(t, 29), _f0(t, 30), _f0(t, 31), _i0(t, 32),
-                _i0(t, 33), _f2(t, 34), _i1(t, 35), _f0(t, 36))  # fmt: skip
-        c_int, c_flt = _i1(t, 37), _f1(t, 38)
+        c_int, c_flt = _i1(t, len(ORDINAL_KINDS) - 2), _f1(t, len(ORDINAL_KINDS) - 1)
         mapped, log_jac = crossed_forward(x, c_int, c_flt)
-        value, grad = ordinal_logp_grad(*(_latent(mapped, t) + tail))
+        value, grad = ordinal_logp_grad(*_read_ordinal(t, mapped))
         value, grad = value + log_jac, crossed_backward(x, grad, c_int, c_flt)
     except Exception:  # noqa: BLE001 - an SD underflowed to zero: nutpie rejects the point
         return RAISED
@@ -230,10 +250,9 @@ def _binomial_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
     t = numba.carray(table_, (len(BINOMIAL_KINDS), 4), np.int64)
     x = numba.carray(x_, (dim,))
     try:
-        tail = (_f1(t, 26), _f1(t, 27), _f1(t, 28), _i0(t, 29), _f1(t, 30), _f1(t, 31))
-        c_int, c_flt = _i1(t, 32), _f1(t, 33)
+        c_int, c_flt = _i1(t, len(BINOMIAL_KINDS) - 2), _f1(t, len(BINOMIAL_KINDS) - 1)
         mapped, log_jac = crossed_forward(x, c_int, c_flt)
-        value, grad = binomial_logp_grad(*(_latent(mapped, t) + tail))
+        value, grad = binomial_logp_grad(*_read_binomial(t, mapped))
         value, grad = value + log_jac, crossed_backward(x, grad, c_int, c_flt)
     except Exception:  # noqa: BLE001 - as in _ordinal_logp
         return RAISED
@@ -243,19 +262,10 @@ def _binomial_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
 def _blocks_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
     t = numba.carray(table_, (len(BLOCKS_KINDS), 4), np.int64)
     x = numba.carray(x_, (dim,)).copy()
-    x[_i0(t, 57)] -= _f0(t, 58)  # the grand mean, centred on the outcome mean as the data are
+    # the grand mean, centred on the outcome mean as the data are
+    x[_i0(t, len(BLOCKS_KINDS) - 2)] -= _f0(t, len(BLOCKS_KINDS) - 1)
     try:
-        p0 = (x, _i1(t, 0), _f1(t, 1), _f1(t, 2), _f1(t, 3), _f0(t, 4), _f0(t, 5), _i1(t, 6),
-              _i1(t, 7), _f1(t, 8), _i1(t, 9), _f1(t, 10), _i2(t, 11), _f2(t, 12), _f2(t, 13))  # fmt: skip
-        p1 = (_i1(t, 14), _i0(t, 15), _i0(t, 16), _b0(t, 17), _i0(t, 18), _i0(t, 19), _i0(t, 20),
-              _i0(t, 21), _f2(t, 22), _i1(t, 23), _f1(t, 24), _f1(t, 25), _f1(t, 26), _f1(t, 27),
-              _f1(t, 28))  # fmt: skip
-        p2 = (_i1(t, 29), _i1(t, 30), _i1(t, 31), _f1(t, 32), _f2(t, 33), _u1(t, 34), _i1(t, 35),
-              _f2(t, 36), _f1(t, 37), _f0(t, 38), _f0(t, 39), _f0(t, 40))  # fmt: skip
-        p3 = (_i1(t, 41), _f1(t, 42), _f1(t, 43), _f1(t, 44), _f0(t, 45), _f1(t, 46), _f1(t, 47),
-              _i2(t, 48), _i1(t, 49), _i1(t, 50), _i1(t, 51), _f1(t, 52), _i1(t, 53), _f1(t, 54),
-              _f1(t, 55), _f1(t, 56))  # fmt: skip
-        value, grad = blocks_logp_grad(*(p0 + p1 + p2 + p3))
+        value, grad = blocks_logp_grad(*_read_blocks(t, x))
     except Exception:  # noqa: BLE001 - as in _ordinal_logp
         return RAISED
     return _finish(value, grad, dim, out_, logp_)
@@ -265,17 +275,7 @@ def _strata_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
     t = numba.carray(table_, (len(STRATA_KINDS), 4), np.int64)
     x = numba.carray(x_, (dim,))
     try:
-        p0 = (x, _i1(t, 0), _f1(t, 1), _f1(t, 2), _f1(t, 3), _f0(t, 4), _f0(t, 5), _i1(t, 6),
-              _i1(t, 7), _f1(t, 8), _i1(t, 9), _f1(t, 10), _f1(t, 11), _f1(t, 12), _f2(t, 13))  # fmt: skip
-        p1 = (_f2(t, 14), _f1(t, 15), _f1(t, 16), _f0(t, 17), _f1(t, 18), _f1(t, 19), _f1(t, 20),
-              _f1(t, 21), _f1(t, 22), _f0(t, 23), _f1(t, 24), _f1(t, 25), _b0(t, 26), _i0(t, 27),
-              _f1(t, 28))  # fmt: skip
-        p2 = (_i1(t, 29), _f1(t, 30), _f1(t, 31), _f0(t, 32), _f0(t, 33), _i0(t, 34), _i1(t, 35),
-              _f1(t, 36), _i1(t, 37), _f2(t, 38), _f2(t, 39), _f2(t, 40), _f2(t, 41), _f0(t, 42),
-              _f2(t, 43))  # fmt: skip
-        p3 = (_i0(t, 44), _f2(t, 45), _i1(t, 46), _i0(t, 47), _i1(t, 48), _f1(t, 49), _f1(t, 50),
-              _f0(t, 51), _f0(t, 52))  # fmt: skip
-        value, grad = strata_logp_grad(*(p0 + p1 + p2 + p3))
+        value, grad = strata_logp_grad(*_read_strata(t, x))
     except Exception:  # noqa: BLE001 - as in _ordinal_logp
         return RAISED
     return _finish(value, grad, dim, out_, logp_)
@@ -285,11 +285,7 @@ def _collapsed_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compile
     t = numba.carray(table_, (len(COLLAPSED_KINDS), 4), np.int64)
     x = numba.carray(x_, (dim,))
     try:
-        p0 = (x, _i1(t, 0), _f1(t, 1), _f1(t, 2), _f1(t, 3), _i0(t, 4), _i0(t, 5), _i0(t, 6),
-              _f1(t, 7), _f1(t, 8), _f2(t, 9), _f2(t, 10))  # fmt: skip
-        p1 = (_f1(t, 11), _f1(t, 12), _f2(t, 13), _f2(t, 14), _f2(t, 15), _f2(t, 16), _f1(t, 17),
-              _f1(t, 18), _f1(t, 19), _f0(t, 20), _f0(t, 21), _f0(t, 22))  # fmt: skip
-        value, grad = collapsed_logp_grad(*(p0 + p1))
+        value, grad = collapsed_logp_grad(*_read_collapsed(t, x))
     except Exception:  # noqa: BLE001 - as in _ordinal_logp (here also H not positive definite)
         return RAISED
     return _finish(value, grad, dim, out_, logp_)
