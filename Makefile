@@ -27,7 +27,7 @@ $(STAMP): pyproject.toml $(LOCK) | python-check
 	$(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python --no-deps -e .
 	$(BIN)/python -m compileall -q bayes_tee  # the package's own bytecode (an editable install has none)
 	$(BIN)/python -m ipykernel install --user --name bayes_tee --display-name "bayes_tee" >/dev/null
-	$(BIN)/bayes-tee warmup >/dev/null  # the kernels and PyTensor's operations compiled into the caches once (about 125 s)
+	$(BIN)/bayes-tee warmup >/dev/null  # the kernels and PyTensor's operations compiled into the caches once (40-125 s)
 	touch $(STAMP)
 
 venv: $(STAMP)

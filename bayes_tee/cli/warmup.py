@@ -3,9 +3,9 @@
 The strata, blocks, collapsed, GLMM and ordinal likelihoods are numba kernels, called by nutpie as C
 callbacks and cached on disk (``__pycache__`` beside the package, or ``NUMBA_CACHE_DIR``). The
 first fit of each on a machine with an empty cache compiles it: on the 2-core reference machine,
-in a fresh process with its imports, about 17-19 s for a balanced Gaussian fit, 20 s for calls
-lost (``blocks``), 11 s with covariates (``collapsed``), 18-19 s for a binomial and 21-23 s for an
-ordinal fit, against about 4 s once the cache is warm (``benchmarks/bench_startup.py --cold``).
+in a fresh process with its imports, about 17 s for a balanced Gaussian fit or calls lost
+(``blocks``), 11 s with covariates (``collapsed``) and 22 s for a binomial or an ordinal fit,
+against 4-6 s once the cache is warm (``benchmarks/bench_startup.py --cold``, 2026-12-07).
 :func:`warm_up` fits one tiny design through every kernel layout (few draws, results thrown
 away) so that the first real fit reads the cache; ``make venv`` runs it after installing, and a
 ``pip install`` user runs ``bayes-tee warmup`` once (or pays the compile in their first fit of
@@ -16,7 +16,9 @@ their own C callbacks per model graph (:mod:`bayes_tee._core.native`): a graph c
 on the machine loads in 2-3 s, a new one compiles. The warm-up fits one ``marginal`` and one
 ``cells`` model, which fills PyTensor's cache of the operations every such graph is made of:
 the first ``marginal`` fit of a new design then compiles in 45-60 s instead of about 105 s,
-and a ``cells`` fit in 17-21 s instead of 29-43 s. The whole warm-up takes about 125 s.
+and a ``cells`` fit in 17-21 s instead of 29-43 s. The whole warm-up took 37-43 s with numba's
+cache empty (two processes; about 125 s with PyTensor's empty too, measured before the kernels'
+callbacks read their arguments in one intrinsic).
 
 >>> seconds = warm_up(["binomial"], jobs=1)  # doctest: +SKIP
 """
@@ -55,11 +57,12 @@ def _systems(loss: float = 0.0, outcome: str = "gaussian") -> pd.DataFrame:
     return df[np.random.default_rng(5).random(len(df)) >= loss]
 
 
-#: One tiny fit per kernel layout (each compiles its own kernel specialisations); the four
-#: kernels first, so that two processes compile two different kernels at a time.
+#: One tiny fit per kernel layout (each compiles its own kernel specialisations). The first
+#: :data:`COMPILING` of them compile a kernel or model each, the longest first (two processes
+#: finish together); the others only read those from the cache.
 LAYOUTS: dict[str, Callable[[], dict]] = {
-    # the longest first (two processes finish together), then the four kernels
     "marginal": lambda: dict(data=_pilot(0.05), **ROLES, method="marginal"),
+    "ordinal": lambda: dict(data=_pilot(outcome="ordinal"), **ROLES, family="ordinal"),
     "balanced": lambda: dict(data=_pilot(), **ROLES),
     "blocks": lambda: dict(data=_pilot(0.05), **ROLES),
     "binomial": lambda: dict(data=_pilot(outcome="bernoulli"), **ROLES, family="binomial"),
@@ -68,8 +71,8 @@ LAYOUTS: dict[str, Callable[[], dict]] = {
         system="model",
         formula="score ~ model + judge + length + (1|item) + (1|item:model:judge)",
     ),  # fmt: skip
-    "ordinal": lambda: dict(data=_pilot(outcome="ordinal"), **ROLES, family="ordinal"),
     "cells": lambda: dict(data=_pilot(0.05), **ROLES, method="cells"),
+    # the same kernels as above, read from the cache
     "categories": lambda: dict(data=_pilot(n_categories=3), **ROLES, category="category"),
     "blocks, unequal categories": lambda: dict(
         data=_pilot(0.05, n_categories=3), **ROLES, category="category"
@@ -90,6 +93,11 @@ LAYOUTS: dict[str, Callable[[], dict]] = {
         data=pairwise_battles(n_items=20, n_prompts=2, n_judges=2, random_seed=3), **PAIRWISE_ROLES
     ),
 }
+
+#: How many of :data:`LAYOUTS` compile something of their own. They run before the rest: a
+#: layout that reads a kernel another process is still compiling would compile it again
+#: (10 s for the ordinal kernel, measured).
+COMPILING = 7
 
 
 def _warm(name: str) -> tuple[str, float, str]:
@@ -135,6 +143,9 @@ def warm_up(layouts: Sequence[str] | None = None, jobs: int = 2) -> pd.DataFrame
     if jobs == 1:
         rows = [_warm(n) for n in names]
     else:
+        first = set(list(LAYOUTS)[:COMPILING])
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-            rows = list(pool.map(_warm, names))
+            # the compiling layouts first, all of them done before any layout that reads their cache
+            rows = list(pool.map(_warm, [n for n in names if n in first]))
+            rows += list(pool.map(_warm, [n for n in names if n not in first]))
     return pd.DataFrame(rows, columns=["layout", "seconds", "method"])[["layout", "method", "seconds"]]
