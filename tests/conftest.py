@@ -9,9 +9,9 @@ import nbformat
 import numpy as np
 import pytest
 import xarray as xr
+from jupyter_client import KernelManager
 from nbclient import NotebookClient
 from pytensor.compile.mode import Mode
-from traitlets.config import Config
 
 import bayes_tee as bt
 from bayes_tee._core.priors import get_prior
@@ -51,24 +51,61 @@ LONGEST_FIRST = (  # longest first by measured total (seconds on 2 cores, 2026-1
 OWN_WARNINGS = re.compile(r"(Diagnostic|Design|Calibration)Warning")
 
 
+#: Run before each notebook in the shared kernel: what a fresh kernel has. The user's names
+#: go (so a notebook that forgets an import fails), and so do figures, warning filters and
+#: pandas' display options that a notebook before it set.
+_FRESH = """%reset -f
+import os as _os, sys as _sys, warnings as _warnings
+_os.chdir({folder!r})
+if not hasattr(_sys, "_fresh_filters"):  # the kernel's own, from its first notebook on
+    _sys._fresh_filters = list(_warnings.filters)
+_warnings.resetwarnings()
+for _a, _m, _c, _mod, _l in reversed(_sys._fresh_filters):  # patterns compiled or not
+    _m, _mod = getattr(_m, "pattern", _m) or "", getattr(_mod, "pattern", _mod) or ""
+    _warnings.filterwarnings(_a, _m, _c, _mod, _l)
+if "matplotlib.pyplot" in _sys.modules:
+    _sys.modules["matplotlib.pyplot"].close("all")
+if "pandas" in _sys.modules:
+    _sys.modules["pandas"].reset_option("^display")
+"""
+
+
+@pytest.fixture(scope="session")
+def notebook_kernel(tmp_path_factory):
+    """One Jupyter kernel per test process, shared by its notebooks: each new kernel imports
+    bayes_tee, PyMC, nutpie and ArviZ again (about 4 s). Few draws (``BAYES_TEE_FAST=1``), the
+    Agg backend, IPC sockets in a private folder (no TCP ports, no "running over TCP" warning).
+    """
+    sockets = str(tmp_path_factory.mktemp("kernel") / "k")
+    km = KernelManager(kernel_name="python3", transport="ipc", ip=sockets)
+    yield km
+    if km.has_kernel:
+        km.shutdown_kernel(now=True)
+
+
 @pytest.fixture
-def run_notebook(monkeypatch, tmp_path):
-    """Execute a notebook top to bottom with few draws (``BAYES_TEE_FAST=1``) and check it: no
-    error, and no warning but bayes_tee's own (no library noise for users).
+def run_notebook(notebook_kernel):
+    """Execute a notebook top to bottom with few draws in the shared kernel, from a fresh state
+    (``_FRESH``), and check it: no error, and no warning but bayes_tee's own (no library noise
+    for users).
     """
 
     def run(path: Path) -> None:
-        monkeypatch.setenv("BAYES_TEE_FAST", "1")
-        monkeypatch.setenv("MPLBACKEND", "Agg")
+        if notebook_kernel.has_kernel and not notebook_kernel.is_alive():  # a notebook killed it
+            notebook_kernel.shutdown_kernel(now=True)
+        if not notebook_kernel.has_kernel:
+            with pytest.MonkeyPatch.context() as mp:  # the kernel's environment
+                mp.setenv("BAYES_TEE_FAST", "1")
+                mp.setenv("MPLBACKEND", "Agg")
+                notebook_kernel.start_kernel(cwd=str(path.parent))
         nb = nbformat.read(path, as_version=4)
-        # IPC sockets in a private folder: no TCP ports, and no "running over TCP" warning
-        config = Config()
-        config.KernelManager.transport = "ipc"
-        config.KernelManager.ip = str(tmp_path / "kernel")
-        NotebookClient(
-            nb, timeout=900, kernel_name="python3", config=config,
-            resources={"metadata": {"path": str(path.parent)}},
-        ).execute()  # fmt: skip
+        nb.cells.insert(0, nbformat.v4.new_code_cell(_FRESH.format(folder=str(path.parent))))
+        client = NotebookClient(nb, timeout=900, km=notebook_kernel)
+        try:
+            client.execute()
+        finally:
+            if client.kc is not None:
+                client.kc.stop_channels()
         outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
         assert not [o for o in outputs if o.get("output_type") == "error"]
         stderr = "".join(o.get("text", "") for o in outputs if o.get("name") == "stderr")
