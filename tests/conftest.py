@@ -25,25 +25,25 @@ from bayes_tee.posterior.facade import posterior_for
 #: whole files to its two workers (``--dist loadfile``, with ``--no-loadscope-reorder`` so that
 #: pytest-xdist keeps this order instead of sorting files by their number of tests), and a long
 #: file collected last leaves one worker running it alone (longest-processing-time-first).
-LONGEST_FIRST = (  # longest first by measured total (seconds on 2 cores, 2026-12-06)
-    "test_notebooks.py",  # 120
-    "test_conformance.py",  # 102
-    "test_notebooks_shared.py",  # 91
-    "test_ordinal.py",  # 85
-    "test_coverage.py",  # 61
-    "test_fit_cells.py",  # 41
-    "test_predictive.py",  # 41
-    "test_glmm.py",  # 40
-    "test_sweep_adaptation.py",  # 35
-    "test_sbc.py",  # 31
-    "test_cli.py",  # 29
-    "test_strata_density.py",  # 27
-    "test_native.py",  # 24
-    "test_covariate_recovery.py",  # 24
-    "test_calibration.py",  # 24
-    "test_plugin.py",  # 22
-    "test_glmm_quadrature.py",  # 21
-    "test_noise.py",  # 16 (44 before its likelihood counted each distinct outcome once)
+LONGEST_FIRST = (  # longest first by measured total (seconds on 2 cores, fresh clone, 2026-12-07)
+    "test_conformance.py",  # 96
+    "test_notebooks.py",  # 73 (120 before the notebooks shared a kernel)
+    "test_ordinal.py",  # 70
+    "test_coverage.py",  # 51
+    "test_notebooks_shared.py",  # 50
+    "test_glmm.py",  # 46
+    "test_predictive.py",  # 35
+    "test_sweep_adaptation.py",  # 34
+    "test_calibration.py",  # 30
+    "test_glmm_quadrature.py",  # 29
+    "test_cli.py",  # 27
+    "test_sbc.py",  # 27
+    "test_covariate_recovery.py",  # 23
+    "test_strata_density.py",  # 23
+    "test_native.py",  # 19
+    "test_dstudy.py",  # 19
+    "test_fit_cells.py",  # 15
+    "test_noise.py",  # 15
 )
 
 
