@@ -16,9 +16,10 @@ import bayes_tee as bt
 from bayes_tee._core import sampling
 from bayes_tee._core.compile import compile_density
 from bayes_tee.families import get_family
-from bayes_tee.likelihoods.kernels.callbacks import NOT_FINITE, ORDINAL_KINDS, callback, pack
+from bayes_tee.likelihoods.kernels.callbacks import NOT_FINITE, ORDINAL_KINDS, RAISED, callback, pack
 from bayes_tee.likelihoods.logit_glmm.density import BinomialDensity
 from bayes_tee.likelihoods.ordinal.density import OrdinalDensity
+from bayes_tee.likelihoods.registry import LIKELIHOODS
 from bayes_tee.tee.fit import CHECKPOINT_STEP, FIRST_CHECKPOINT, sampler_settings
 
 _DOUBLE_P = ctypes.POINTER(ctypes.c_double)
@@ -109,10 +110,40 @@ def test_a_point_without_mass_is_rejected_not_fatal():
     assert code == NOT_FINITE  # positive: nutpie rejects the point and goes on
 
 
+def test_a_kernel_that_raises_is_a_rejected_point_through_its_callback():
+    """Where a kernel raises (an SD underflowed to zero divides), its callback returns
+    ``RAISED``: the exception crosses the call by address (``invoker``) as a direct call's does.
+    """
+    df = bt.simulate.tee_dgp(n_items=12, n_prompts=2, n_judges=3, n_temperatures=1, n_replicates=2,
+                             random_seed=2)  # fmt: skip
+    df = df[np.random.default_rng(1).random(len(df)) > 0.1]
+    binary = df.assign(score=(df["score"] > df["score"].median()).astype(int))
+    roles = dict(outcome="score", item="item", prompt="prompt", judge="judge", replicate="replicate")
+    raised = 0
+    for name in ("blocks", "binomial", "augmented"):
+        lk = LIKELIHOODS[name]
+        dens = lk.density(
+            bt.validate_design(binary if lk.family == "binomial" else df, **roles, family=lk.family),
+            bt.priors.get_prior(),
+        )
+        x = dens.initial_point(np.random.default_rng(0))
+        for sd in [n for n, kind, _ in dens.layout.parameters if kind == "log"]:
+            y = x.copy()
+            y[dens.layout.slices[sd]] = -800.0  # exp(-800) == 0.0
+            try:
+                dens.logp_grad(y)
+                expected = 0
+            except ZeroDivisionError:
+                expected, raised = RAISED, raised + 1
+            assert _call(dens, y)[0] == expected, (name, sd)
+    assert raised >= 3
+
+
 def test_pack_refuses_arguments_the_callback_would_misread():
     dens = _densities()["ordinal"]
     table, keep = pack(dens._args + dens._crossed, ORDINAL_KINDS)
-    assert table.shape == (len(ORDINAL_KINDS), 4) and len(keep) == len(ORDINAL_KINDS)
+    assert table.shape == (len(ORDINAL_KINDS) + 1, 4) and len(keep) == len(ORDINAL_KINDS)
+    assert table[-1, 0] != 0 and not table[-1, 1:].any()  # the last row: the kernel's address
     wrong = list(dens._args + dens._crossed)
     wrong[0] = wrong[0].astype(np.int32)
     with pytest.raises(TypeError, match="argument 0"):

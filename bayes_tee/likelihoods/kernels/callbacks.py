@@ -8,15 +8,17 @@ sampling took 32.7 s through Python and 23.8 s through a C callback, at the same
 
 A callback here reads its kernel's arguments from one table (:func:`pack`): per argument a row
 ``(address, shape[0], shape[1], 0)`` of an array the density keeps alive; scalars are one-element
-arrays. Its body is one kernel call whose arguments are read in the kernel's order by one
-intrinsic per callback (:func:`reader`), which writes the array views straight into the
-argument tuple: read one by one through numba functions, the 23-59 arguments made each
-callback's compile cost 5-6 s of type inference, inlining and LLVM on a new machine, against
-about 1 s. :func:`pack` refuses arguments whose types differ from the callback's
-``KINDS`` (its ``*_KINDS`` tuple), so a kernel whose signature changes without its callback
-stops with a clear error instead of reading memory wrongly. Each callback is compiled once per
-machine and cached on disk, keyed on every kernel module's source like the kernels
-(:func:`~bayes_tee.likelihoods.kernels.key_cache_on_sources`).
+arrays; a last row holds the address of the kernel's compiled function. Its body is one
+intrinsic per callback (:func:`invoker`), which writes the array views straight into the
+kernel's arguments and calls the kernel through that address. So a callback's compile is its
+own few lines, about 0.5 s: reading 23-59 arguments through inlined numba functions cost 5-6 s of
+type inference and LLVM, and calling the kernel by name links the kernel's code into the
+callback, where LLVM optimises it a second time (about 2 s). :func:`pack` refuses arguments whose
+types differ from the callback's ``KINDS`` (its ``*_KINDS`` tuple), so a kernel whose signature
+changes without its callback stops with a clear error instead of reading memory wrongly. Each
+callback is compiled once per machine and cached on disk, keyed on every kernel module's source
+like the kernels (:func:`~bayes_tee.likelihoods.kernels.key_cache_on_sources`); its code holds no
+address, so the cached callback calls the kernel this process compiled or loaded.
 
 >>> cf = callback("ordinal")  # doctest: +SKIP
 >>> table, keep = pack(density._args, ORDINAL_KINDS)  # doctest: +SKIP
@@ -107,9 +109,22 @@ COLLAPSED_KINDS = (
 )  # fmt: skip
 
 
+#: The kernel each callback calls, and how many of its ``*_KINDS`` are the kernel's arguments
+#: after ``x`` (the GLMMs' come before the two arrays of the crossed terms, the ``blocks`` one's
+#: before the grand mean's position and centre).
+_KERNELS = {
+    ORDINAL_KINDS: (ordinal_logp_grad, len(ORDINAL_KINDS) - 2),
+    BINOMIAL_KINDS: (binomial_logp_grad, len(BINOMIAL_KINDS) - 2),
+    BLOCKS_KINDS: (blocks_logp_grad, len(BLOCKS_KINDS) - 2),
+    STRATA_KINDS: (strata_logp_grad, len(STRATA_KINDS)),
+    COLLAPSED_KINDS: (collapsed_logp_grad, len(COLLAPSED_KINDS)),
+}
+
+
 def pack(args: tuple, kinds: tuple[str, ...]) -> tuple[np.ndarray, list[np.ndarray]]:
     """The table a callback reads ``args`` from, and the arrays it points into (keep them alive
-    as long as the table is used).
+    as long as the table is used). For a kernel's ``*_KINDS``, a last row holds the address of
+    that kernel's compiled function (compiled, or loaded from the cache, here).
 
     Raises
     ------
@@ -118,13 +133,14 @@ def pack(args: tuple, kinds: tuple[str, ...]) -> tuple[np.ndarray, list[np.ndarr
 
     Examples
     --------
-    >>> table, keep = pack((np.arange(3), 2.5), ("i1", "f0"))
+    >>> table, keep = pack((np.arange(3), 2.5), ("i1", "f0"))  # no kernel's kinds: no address row
     >>> table.shape, table[0, 1], table[1, 1]
     ((2, 4), np.int64(3), np.int64(1))
     """
     if len(args) != len(kinds):
         raise TypeError(f"{len(args)} kernel arguments for {len(kinds)} kinds.")
-    table = np.zeros((len(args), 4), dtype=np.int64)
+    called = kinds in _KERNELS
+    table = np.zeros((len(args) + called, 4), dtype=np.int64)
     keep = []
     for row, (a, kind) in enumerate(zip(args, kinds, strict=True)):
         if numba.typeof(a) != _NUMBA_KINDS[kind]:
@@ -133,6 +149,8 @@ def pack(args: tuple, kinds: tuple[str, ...]) -> tuple[np.ndarray, list[np.ndarr
         keep.append(arr)
         table[row, 0] = arr.ctypes.data
         table[row, 1 : 1 + arr.ndim] = arr.shape
+    if called:  # the last row: the kernel, compiled or loaded in this process
+        table[-1, 0] = _address_of(kinds)
     return table, keep
 
 
@@ -146,24 +164,45 @@ def _address(typingctx, address):  # pragma: no cover - compiled
     return types.voidptr(address), codegen
 
 
-def reader(kinds: tuple[str, ...]):
-    """An intrinsic ``read(t, x)`` that returns ``(x, *arguments)``: the arguments of
-    ``kinds`` from the first rows of the table ``t`` (:func:`pack`), arrays as
-    views of the memory the density keeps (as :func:`numba.carray` makes them) and scalars as
-    their values. One call: its code is one load per field, with no numba function to type or
-    inline per argument.
+def _arguments(kinds: tuple[str, ...]) -> tuple:
+    """The numba types of a kernel's arguments: ``x``, then those of ``kinds``."""
+    return (types.float64[::1], *(_NUMBA_KINDS[k] for k in kinds))
+
+
+def _address_of(kinds: tuple[str, ...]) -> int:
+    """The address of the compiled function of the kernel of a callback's ``kinds``
+    (:data:`_KERNELS`; numba's calling convention), compiled or loaded from the cache here.
+    """
+    kernel, n_args = _KERNELS[kinds]
+    argtypes = _arguments(kinds[:n_args])
+    kernel.compile(argtypes)
+    compiled = kernel.overloads[argtypes]
+    return compiled.library.get_pointer_to_function(compiled.fndesc.llvm_func_name)
+
+
+def invoker(kinds: tuple[str, ...]):
+    """An intrinsic ``call(t, x)`` that returns ``kernel(x, *arguments)`` for the kernel of a
+    callback's ``kinds`` (:data:`_KERNELS`): its arguments read from the first rows of the table
+    ``t`` (:func:`pack`), arrays as views of the memory the density keeps (as
+    :func:`numba.carray` makes them) and scalars as their values; the kernel called through the
+    address in the table's last row, with numba's calling convention, its exceptions raised in
+    the callback as a direct call's are.
 
     Examples
     --------
-    >>> read = reader(("f1", "i0"))  # in a callback: ``args = read(t, x)``
-    >>> callable(read)
+    >>> call = invoker(STRATA_KINDS)  # in a callback: ``value, grad = call(t, x)``
+    >>> callable(call)
     True
     """
-    types_ = [_NUMBA_KINDS[k] for k in kinds]
+    kernel, n_args = _KERNELS[kinds]
+    argtypes = _arguments(kinds[:n_args])
 
     @intrinsic
-    def read(typingctx, table, x):  # pragma: no cover - compiled
-        result = types.Tuple([x, *types_])
+    def call(typingctx, table, x):  # pragma: no cover - compiled
+        if x != argtypes[0]:
+            raise numba.core.errors.TypingError(f"x is {x}, the kernel takes {argtypes[0]}")
+        kernel.compile(argtypes)  # its return type (and the kernel compiled, for pack)
+        restype = kernel.overloads[argtypes].signature.return_type
 
         def codegen(context, builder, signature, args):
             rows = make_array(signature.args[0])(context, builder, value=args[0]).data
@@ -171,9 +210,8 @@ def reader(kinds: tuple[str, ...]):
             def field(k, j):  # t[k, j]
                 return builder.load(builder.gep(rows, [context.get_constant(types.intp, 4 * k + j)]))
 
-            context.nrt.incref(builder, x, args[1])  # returned: a new reference, as numba's convention is
             values = [args[1]]
-            for k, ty in enumerate(types_):
+            for k, ty in enumerate(argtypes[1:]):
                 dtype = ty.dtype if isinstance(ty, types.Array) else ty
                 data = builder.inttoptr(field(k, 0), context.get_data_type(dtype).as_pointer())
                 if not isinstance(ty, types.Array):
@@ -189,11 +227,16 @@ def reader(kinds: tuple[str, ...]):
                     strides=cgutils.pack_array(builder, strides), itemsize=itemsize, meminfo=None,
                 )  # fmt: skip
                 values.append(view._getvalue())
-            return context.make_tuple(builder, result, values)
+            function = context.call_conv.get_function_type(restype, argtypes)
+            pointer = builder.inttoptr(field(len(kinds), 0), function.as_pointer())  # the last row
+            status, out = context.call_conv.call_function(builder, pointer, restype, argtypes, values)
+            with cgutils.if_unlikely(builder, status.is_error):  # as numba's own calls
+                context.call_conv.return_status_propagate(builder, status)
+            return out
 
-        return result(table, x), codegen
+        return restype(table, x), codegen
 
-    return read
+    return call
 
 
 @numba.njit(inline="always")
@@ -226,20 +269,17 @@ def _finish(value, grad, dim, out_, logp_):  # pragma: no cover - compiled
     return 0 if math.isfinite(value) else NOT_FINITE
 
 
-#: Each callback's reader: the kernel's arguments after ``x`` (the GLMMs' read before the two
-#: arrays of the crossed terms, the ``blocks`` one's before the grand mean's position and centre).
-_read_ordinal, _read_binomial = reader(ORDINAL_KINDS[:-2]), reader(BINOMIAL_KINDS[:-2])
-_read_blocks, _read_strata = reader(BLOCKS_KINDS[:-2]), reader(STRATA_KINDS)
-_read_collapsed = reader(COLLAPSED_KINDS)
+_ordinal, _binomial = invoker(ORDINAL_KINDS), invoker(BINOMIAL_KINDS)
+_blocks, _strata, _collapsed = invoker(BLOCKS_KINDS), invoker(STRATA_KINDS), invoker(COLLAPSED_KINDS)
 
 
 def _ordinal_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
-    t = numba.carray(table_, (len(ORDINAL_KINDS), 4), np.int64)
+    t = numba.carray(table_, (len(ORDINAL_KINDS) + 1, 4), np.int64)
     x = numba.carray(x_, (dim,))
     try:
         c_int, c_flt = _i1(t, len(ORDINAL_KINDS) - 2), _f1(t, len(ORDINAL_KINDS) - 1)
         mapped, log_jac = crossed_forward(x, c_int, c_flt)
-        value, grad = ordinal_logp_grad(*_read_ordinal(t, mapped))
+        value, grad = _ordinal(t, mapped)
         value, grad = value + log_jac, crossed_backward(x, grad, c_int, c_flt)
     except Exception:  # noqa: BLE001 - an SD underflowed to zero: nutpie rejects the point
         return RAISED
@@ -247,12 +287,12 @@ def _ordinal_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
 
 
 def _binomial_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
-    t = numba.carray(table_, (len(BINOMIAL_KINDS), 4), np.int64)
+    t = numba.carray(table_, (len(BINOMIAL_KINDS) + 1, 4), np.int64)
     x = numba.carray(x_, (dim,))
     try:
         c_int, c_flt = _i1(t, len(BINOMIAL_KINDS) - 2), _f1(t, len(BINOMIAL_KINDS) - 1)
         mapped, log_jac = crossed_forward(x, c_int, c_flt)
-        value, grad = binomial_logp_grad(*_read_binomial(t, mapped))
+        value, grad = _binomial(t, mapped)
         value, grad = value + log_jac, crossed_backward(x, grad, c_int, c_flt)
     except Exception:  # noqa: BLE001 - as in _ordinal_logp
         return RAISED
@@ -260,32 +300,32 @@ def _binomial_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
 
 
 def _blocks_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
-    t = numba.carray(table_, (len(BLOCKS_KINDS), 4), np.int64)
+    t = numba.carray(table_, (len(BLOCKS_KINDS) + 1, 4), np.int64)
     x = numba.carray(x_, (dim,)).copy()
     # the grand mean, centred on the outcome mean as the data are
     x[_i0(t, len(BLOCKS_KINDS) - 2)] -= _f0(t, len(BLOCKS_KINDS) - 1)
     try:
-        value, grad = blocks_logp_grad(*_read_blocks(t, x))
+        value, grad = _blocks(t, x)
     except Exception:  # noqa: BLE001 - as in _ordinal_logp
         return RAISED
     return _finish(value, grad, dim, out_, logp_)
 
 
 def _strata_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
-    t = numba.carray(table_, (len(STRATA_KINDS), 4), np.int64)
+    t = numba.carray(table_, (len(STRATA_KINDS) + 1, 4), np.int64)
     x = numba.carray(x_, (dim,))
     try:
-        value, grad = strata_logp_grad(*_read_strata(t, x))
+        value, grad = _strata(t, x)
     except Exception:  # noqa: BLE001 - as in _ordinal_logp
         return RAISED
     return _finish(value, grad, dim, out_, logp_)
 
 
 def _collapsed_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
-    t = numba.carray(table_, (len(COLLAPSED_KINDS), 4), np.int64)
+    t = numba.carray(table_, (len(COLLAPSED_KINDS) + 1, 4), np.int64)
     x = numba.carray(x_, (dim,))
     try:
-        value, grad = collapsed_logp_grad(*_read_collapsed(t, x))
+        value, grad = _collapsed(t, x)
     except Exception:  # noqa: BLE001 - as in _ordinal_logp (here also H not positive definite)
         return RAISED
     return _finish(value, grad, dim, out_, logp_)
