@@ -198,7 +198,11 @@ def assert_same_density(d, method, priors=None, n_points=3):
 
 
 def _mapped_point(dens, x):
-    """The point the density's kernel reads at sampled ``x``, and the map's log Jacobian."""
+    """The point the model reads at the density's sampled ``x``, and the map's log Jacobian: the
+    GLMMs' crossed terms, or the Gaussian kernels' grand mean (``grand_mean``).
+    """
+    if hasattr(dens, "grand_mean"):
+        return dens.report(x), float(dens.grand_mean(x)[1])
     return crossed_forward(np.ascontiguousarray(x), *dens._crossed)
 
 

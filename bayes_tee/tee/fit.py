@@ -145,18 +145,20 @@ class Settings:
     #: Whether the caller gave ``target_accept`` (a warm start's higher one then does not apply).
     accept_given: bool = False
 
-    def refit(self, started: bool) -> Settings:
+    def refit(self, started: bool, least_accept: float | None = None) -> Settings:
         """These settings for a refit of an earlier fit on more calls (``fit_posterior``'s
         ``warm_start``): :data:`WARM_TUNE` warm-up steps, a target acceptance of at least
-        :data:`WARM_TARGET_ACCEPT` and checkpoints from :data:`WARM_FIRST_CHECKPOINT` when its
-        chains start at that fit's draws (``started``), else at most :data:`REFIT_TUNE` warm-up
-        steps; the caller's ``tune``, ``target_accept`` and ``draws`` whatever (a run without
-        checkpoints, given ``draws``, gets none).
+        ``least_accept`` (the density's ``warm_accept``, by default :data:`WARM_TARGET_ACCEPT`)
+        and checkpoints from :data:`WARM_FIRST_CHECKPOINT` when its chains start at that fit's
+        draws (``started``), else at most :data:`REFIT_TUNE` warm-up steps; the caller's
+        ``tune``, ``target_accept`` and ``draws`` whatever (a run without checkpoints, given
+        ``draws``, gets none).
         """
         if not started:
             return self if self.tune_given else replace(self, tune=min(self.tune, REFIT_TUNE))
         tune = self.tune if self.tune_given else WARM_TUNE
-        accept = self.target_accept if self.accept_given else max(self.target_accept, WARM_TARGET_ACCEPT)
+        least = WARM_TARGET_ACCEPT if least_accept is None else least_accept
+        accept = self.target_accept if self.accept_given else max(self.target_accept, least)
         looks = range(WARM_FIRST_CHECKPOINT, self.draws, WARM_CHECKPOINT_STEP) if self.checkpoints else ()
         return replace(self, tune=tune, target_accept=accept, checkpoints=tuple(looks))
 
@@ -307,7 +309,8 @@ def sample_posterior(
     if lk.data is not None:
         reuse = (layout_key(std, spec, lk.name, lk.key(std) if lk.key else None), lk.data(std))
     warm = warm if usable(warm, density) and hasattr(density, "callback") else None
-    s = settings.refit(started=warm is not None) if refit else settings
+    least = getattr(density, "warm_accept", WARM_TARGET_ACCEPT)
+    s = settings.refit(started=warm is not None, least_accept=least) if refit else settings
     idata, timing = sample(
         model, s.sampler, s.chains, s.tune, s.draws, s.target_accept, s.random_seed, s.progressbar, reuse,
         density=density, checkpoints=s.checkpoints,
@@ -490,11 +493,12 @@ def fit_posterior(
         ``sampler_state``. When the likelihood is sampled through its kernel (Gaussian,
         binomial or ordinal) with the same variance components, each chain starts at one of
         that fit's draws with its step size (:mod:`bayes_tee._core.warm`), warms up for
-        :data:`WARM_TUNE` steps at a target acceptance of at least :data:`WARM_TARGET_ACCEPT`,
-        and may stop from :data:`WARM_FIRST_CHECKPOINT` draws on, at the first look that passes
-        the checks above. A sampled term that gained levels (the GLMMs' item or cell effects
-        after calls on new items or cells) starts as in any fit; ``info["warm_start"]`` is the
-        share of coordinates started from the draws (0 when the warm start did not apply).
+        :data:`WARM_TUNE` steps at a target acceptance of at least :data:`WARM_TARGET_ACCEPT`
+        (the ``blocks`` likelihood's ``warm_accept``: 0.9), and may stop from
+        :data:`WARM_FIRST_CHECKPOINT` draws on, at the first look that passes the checks above. A
+        sampled term that gained levels (the GLMMs' item or cell effects after calls on new items or
+        cells) starts as in any fit; ``info["warm_start"]`` is the share of coordinates started from
+        the draws (0 when the warm start did not apply).
         Otherwise the fit starts as any fit does, with at most :data:`REFIT_TUNE` warm-up steps
         (the posterior moves little between refits). The caller's ``tune``, ``target_accept``
         and ``draws`` hold whatever. The draws are diagnosed as any fit's.

@@ -109,12 +109,15 @@ def test_blocks_density_integrates_to_the_marginal_model(case):
         g = grad[flat]
         integral = value + 0.5 * g @ np.linalg.solve(hess, g) - 0.5 * np.linalg.slogdet(hess)[1]
         integral += 0.5 * flat.size * np.log(2 * np.pi)
+        # the model's parameters where the density's coordinates stand for them (the grand
+        # mean's map), the density carrying that map's Jacobian
+        reported, log_jac = dens.report(x), dens.grand_mean(x)[1]
         point = {
-            VALUE[k].format(n): x[lay.slices[n]].reshape(np.shape(init[VALUE[k].format(n)]))
+            VALUE[k].format(n): reported[lay.slices[n]].reshape(np.shape(init[VALUE[k].format(n)]))
             for n, k, _ in lay.parameters
             if k != "flat"
         }
-        diffs.append(integral - logp_m(point))
+        diffs.append(integral - log_jac - logp_m(point))
     assert np.ptp(diffs) < 1e-8 * max(1.0, abs(np.mean(diffs))), diffs
 
 
@@ -262,7 +265,8 @@ def test_auto_keeps_the_blocks_however_many_items():
 
 def test_many_level_shared_terms_take_the_short_warm_up_and_few_keep_the_default():
     """Every item-free SD with 4+ levels: 300 warm-up draws and the 0.8 target (the shared effects
-    are sampled around their conditional posterior); 3 prompts keep the family's defaults.
+    are sampled around their conditional posterior); 3 prompts keep the family's warm-up, at the
+    few-level target (0.85: the grand mean sampled around its conditional posterior).
     """
     from bayes_tee.likelihoods import LIKELIHOODS
     from bayes_tee.tee.fit import sampler_settings
@@ -277,7 +281,7 @@ def test_many_level_shared_terms_take_the_short_warm_up_and_few_keep_the_default
         warnings.simplefilter("ignore", bt.DesignWarning)
         many = bt.validate_design(df, **ROLES, replicate="replicate")
     assert choose_method(many) == "blocks"
-    assert lk.tune(few) is None and lk.target_accept(few) is None
+    assert lk.tune(few) is None and lk.target_accept(few) == 0.85
     assert lk.tune(many) == 300 and lk.target_accept(many) == 0.8
     family = bt.families.get_family("gaussian")
     s = sampler_settings(family, likelihood_tune=lk.tune(many), likelihood_accept=lk.target_accept(many))

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 import bayes_tee as bt
-from bayes_tee.tee.fit import REFIT_TUNE, WARM_FIRST_CHECKPOINT, WARM_TARGET_ACCEPT, WARM_TUNE
+from bayes_tee.likelihoods.blocks.density import BlocksDensity
+from bayes_tee.tee.fit import REFIT_TUNE, WARM_FIRST_CHECKPOINT, WARM_TUNE
 
 ROLES = dict(outcome="score", item="item", prompt="prompt", judge="judge", replicate="replicate")
 
@@ -44,7 +45,7 @@ def test_a_warm_refit_starts_at_the_earlier_draws_and_finds_the_cold_posterior(c
     cold = _fit(more, random_seed=2)
     assert warm.info["warm_start"] == 1.0 and cold.info["warm_start"] == 0.0
     assert warm.info["tune"] == WARM_TUNE < cold.info["tune"]
-    assert warm.info["target_accept"] == WARM_TARGET_ACCEPT > cold.info["target_accept"]
+    assert warm.info["target_accept"] == BlocksDensity.warm_accept > cold.info["target_accept"]
     assert warm.info["checkpoints"][0]["draws"] == WARM_FIRST_CHECKPOINT
     assert warm.diagnostics()["ok"] and cold.diagnostics()["ok"]
     # the same posterior: each parameter's means within four Monte Carlo errors of each other

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..kernels import key_cache_on_sources
 from ..kernels.dense import FAST, dot, factor, matvec, vecmat
-from ..kernels.prior import finish_gradient, fixed_prior, sd_prior
+from ..kernels.prior import finish_gradient, fixed_prior, grand_mean, grand_mean_slope, sd_prior
 from .nested_kernel import nested_item
 
 __all__ = ["blocks_logp_grad"]
@@ -57,7 +57,7 @@ def blocks_logp_grad(
     pscale,
     pnu,
     pconst,
-    # mu = x[n_var], relative to the outcome mean
+    # the grand mean's prior, relative to the outcome mean (x[n_var] its coordinate, grand_mean)
     mu0,
     mu_scale,
     # fixed main effects: zero-sum coordinates at fix_off[f]; level of each cell in fix_level[f]
@@ -131,16 +131,28 @@ def blocks_logp_grad(
     sd, logp, g_sd = sd_prior(x, fam, pscale, pnu, pconst)
     s2 = sd * sd
     g_s2 = np.zeros(n_var)
-    mu = x[n_var]
+    v = matvec(v_coef, s2)
+    inv_v = 1.0 / v
+    gam = matvec(g_coef, s2)
+    n_cat = n_cat_items.size
+    var_cat = s2[cat_index] if has_cat else 1.0
+    # the grand mean around its conditional posterior given the variances: the items' mean
+    # (rotated coordinate 0 over sqrt(M)) varies about mu by the items' own variance, the item-free
+    # effects' and the categories' (weighted by their items)
+    w2 = 0.0
+    if has_cat:
+        c_tot = c_n.sum()
+        for c in range(n_cat):
+            w2 += (c_n[c] / c_tot) ** 2
+    ybar = a_zsum[0] / a_n / np.sqrt(float(M))
+    var_mu = (v[0] / a_n + gam[0]) / M + var_cat * w2
+    mu, m_hat, prec = grand_mean(x[n_var], ybar, var_mu, mu0, mu_scale)
     zmu = (mu - mu0) / mu_scale
-    logp += -0.5 * LOG_2PI - np.log(mu_scale) - 0.5 * zmu * zmu
+    logp += -0.5 * LOG_2PI - np.log(mu_scale) - 0.5 * zmu * zmu - 0.5 * np.log(prec)
     g_mu = -zmu / mu_scale
     n_fix = fix_off.size
     betas, lp_fix, g_betas, b_off = fixed_prior(x, fix_off, fix_len, bases, base_off, fixed_scale)
     logp += lp_fix
-    v = matvec(v_coef, s2)
-    inv_v = 1.0 / v
-    gam = matvec(g_coef, s2)
     g_v = np.zeros(T)
     g_gam = np.zeros(T)
     n_i = float(n_items)
@@ -168,14 +180,12 @@ def blocks_logp_grad(
         crot[r] += a
         logp += -0.5 * (LOG_2PI + np.log(gam[t]) + a * a / gam[t]) - 0.5 * np.log(pi)
     # category effects around theirs
-    n_cat = n_cat_items.size
     gcat = np.zeros(n_cat)
     cat_w = np.zeros(n_cat)
     cat_pi = np.zeros(n_cat)
     cat_root = np.zeros(n_cat)
     cat_e = np.zeros(n_cat)
     sqm = np.sqrt(float(M))
-    var_cat = s2[cat_index] if has_cat else 1.0
     if has_cat:
         for c in range(n_cat):
             e = (c_z0[c] / max(c_n[c], 1e-12) - crot[0]) / sqm
@@ -409,6 +419,13 @@ def blocks_logp_grad(
         g_mrot[r] += -G * w
     g_m = vecmat(g_mrot, H)
     g_mu += g_m.sum()
+    # back through the grand mean's map: its variance, then its sampled coordinate
+    g_var = grand_mean_slope(g_mu, mu, m_hat, prec, ybar, var_mu)
+    g_v[0] += g_var / (a_n * M)
+    g_gam[0] += g_var / M
+    if has_cat:
+        g_s2[cat_index] += g_var * w2
+    g_mu /= np.sqrt(prec)
     for f in range(n_fix):
         for q in range(M):
             g_betas[b_off[f] + fix_level[f, q]] += g_m[q]

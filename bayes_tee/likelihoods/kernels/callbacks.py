@@ -85,13 +85,12 @@ BINOMIAL_KINDS = (
     "i2", "f1", "f1", "f1", "i0", "f1", "f1", "i1", "f1",
 )  # fmt: skip
 
-#: The same for :func:`~bayes_tee.likelihoods.blocks.kernel.blocks_logp_grad`, then the two the
-#: callback itself reads: the grand mean's position in ``x`` and the outcome mean it is centred on.
+#: The same for :func:`~bayes_tee.likelihoods.blocks.kernel.blocks_logp_grad`.
 BLOCKS_KINDS = (
     "i1", "f1", "f1", "f1", "f0", "f0", "i1", "i1", "f1", "i1", "f1", "i2", "f2", "f2", "i1",
     "i0", "i0", "b0", "i0", "i0", "i0", "i0", "f2", "i1", "f1", "f1", "f1", "f1", "f1", "i1",
     "i1", "i1", "f1", "f2", "u1", "i1", "f2", "f1", "f0", "f0", "f0", "i1", "f1", "f1", "f1",
-    "f0", "f1", "f1", "i2", "i1", "i1", "i1", "f1", "i1", "f1", "f1", "f1", "i0", "f0",
+    "f0", "f1", "f1", "i2", "i1", "i1", "i1", "f1", "i1", "f1", "f1", "f1",
 )  # fmt: skip
 #: The same for :func:`~bayes_tee.likelihoods.strata.kernel.strata_logp_grad` (balanced and
 #: augmented).
@@ -115,7 +114,7 @@ COLLAPSED_KINDS = (
 _KERNELS = {
     ORDINAL_KINDS: (ordinal_logp_grad, len(ORDINAL_KINDS) - 2),
     BINOMIAL_KINDS: (binomial_logp_grad, len(BINOMIAL_KINDS) - 2),
-    BLOCKS_KINDS: (blocks_logp_grad, len(BLOCKS_KINDS) - 2),
+    BLOCKS_KINDS: (blocks_logp_grad, len(BLOCKS_KINDS)),
     STRATA_KINDS: (strata_logp_grad, len(STRATA_KINDS)),
     COLLAPSED_KINDS: (collapsed_logp_grad, len(COLLAPSED_KINDS)),
 }
@@ -250,16 +249,6 @@ def _i1(t, k):  # pragma: no cover - compiled
 
 
 @numba.njit(inline="always")
-def _f0(t, k):  # pragma: no cover - compiled
-    return _f1(t, k)[0]
-
-
-@numba.njit(inline="always")
-def _i0(t, k):  # pragma: no cover - compiled
-    return _i1(t, k)[0]
-
-
-@numba.njit(inline="always")
 def _finish(value, grad, dim, out_, logp_):  # pragma: no cover - compiled
     """Copy the kernel's result out; the code nutpie reads."""
     out = numba.carray(out_, (dim,))
@@ -301,9 +290,7 @@ def _binomial_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
 
 def _blocks_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
     t = numba.carray(table_, (len(BLOCKS_KINDS) + 1, 4), np.int64)
-    x = numba.carray(x_, (dim,)).copy()
-    # the grand mean, centred on the outcome mean as the data are
-    x[_i0(t, len(BLOCKS_KINDS) - 2)] -= _f0(t, len(BLOCKS_KINDS) - 1)
+    x = numba.carray(x_, (dim,))
     try:
         value, grad = _blocks(t, x)
     except Exception:  # noqa: BLE001 - as in _ordinal_logp

@@ -91,6 +91,30 @@ def fixed_prior(x, fix_off, fix_len, bases, base_off, fixed_scale):  # pragma: n
 
 
 @numba.njit(cache=True, nogil=True)
+def grand_mean(z, ybar, var, mu0, mu_scale):  # pragma: no cover - compiled
+    """The grand mean at its sampled coordinate ``z``: ``mu = m + z / sqrt(prec)``, around its
+    conditional posterior given the variances when the data's mean ``ybar`` has variance ``var``
+    about ``mu`` (``prec = 1 / mu_scale**2 + 1 / var``, ``m`` the precision-weighted mean of
+    ``ybar`` and the prior's ``mu0``). The log density gains the Jacobian ``-log(prec) / 2``.
+    Sampled as it stands, ``mu``'s scale follows a few-level SD (``sigma_prompt**2 / 2`` at two
+    prompts): a neck where that SD is small, which NUTS crosses only with short steps.
+    Returns ``mu``, ``m`` and ``prec``.
+    """
+    inv_prior = 1.0 / (mu_scale * mu_scale)
+    prec = inv_prior + 1.0 / var
+    m = (mu0 * inv_prior + ybar / var) / prec
+    return m + z / np.sqrt(prec), m, prec
+
+
+@numba.njit(cache=True, nogil=True)
+def grand_mean_slope(g_mu, mu, m, prec, ybar, var):  # pragma: no cover - compiled
+    """The slope in ``var`` of the log density through :func:`grand_mean`'s map and its
+    Jacobian, ``g_mu`` its slope in ``mu`` (the slope in ``z`` is ``g_mu / sqrt(prec)``).
+    """
+    return (g_mu * (m - ybar + 0.5 * (mu - m)) + 0.5) / (prec * var * var)
+
+
+@numba.njit(cache=True, nogil=True)
 def finish_gradient(
     grad, sd, g_sd, g_mu, g_betas, b_off, fix_off, fix_len, bases, base_off
 ):  # pragma: no cover

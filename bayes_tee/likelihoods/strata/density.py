@@ -229,6 +229,45 @@ class StrataDensity:
         """Log density and gradient at unconstrained ``x`` (see the module docstring)."""
         return strata_logp_grad(np.ascontiguousarray(x, dtype=np.float64), *self._args)
 
+    @property
+    def mapped(self) -> bool:
+        """Whether the grand mean's coordinate is :meth:`grand_mean`'s ``z`` (no categories) or
+        the grand mean itself.
+        """
+        return self._args[KERNEL_ARGUMENTS.index("cat_sizes")].size == 0  # as the kernel decides
+
+    def grand_mean(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The grand mean at the unconstrained points ``x`` (rows, or one) and the log Jacobian
+        of its map.
+
+        Without categories its coordinate ``z`` is sampled around the conditional posterior of
+        ``mu`` given the variances: ``mu = m + z / sqrt(prec)``, the grand mean's stratum varying
+        about ``mu`` by its expected mean square over the calls (``kernels.prior.grand_mean``).
+        Sampled as it stands, ``mu``'s scale follows a few-level SD (``sigma_prompt**2 / 2`` at
+        two prompts), a neck that NUTS crossed only at a target acceptance of 0.95. With
+        categories ``x``'s own coordinate is the grand mean (Jacobian 0).
+        """
+        X = np.atleast_2d(np.asarray(x, dtype=np.float64))
+        n_var, shape = len(self.var_terms), np.shape(x)[:-1]
+        if not self.mapped:
+            return X[:, n_var].reshape(shape), np.zeros(shape)
+        a = dict(zip(KERNEL_ARGUMENTS, self._args, strict=True))
+        var = np.exp(2.0 * X[:, :n_var]) @ a["grand_coef"] / a["n_total"]
+        ybar = a["shift"] if a["augmented"] else a["grand_data"]
+        inv_prior = 1.0 / a["mu_scale"] ** 2
+        prec = inv_prior + 1.0 / var
+        m = (a["mu0"] * inv_prior + ybar / var) / prec
+        mu = m + X[:, n_var] / np.sqrt(prec)
+        return mu.reshape(shape), (-0.5 * np.log(prec)).reshape(shape)
+
+    def report(self, x: np.ndarray) -> np.ndarray:
+        """The points ``x`` (rows, or one) with the grand mean's coordinate replaced by the grand
+        mean it stands for (:meth:`grand_mean`): the coordinates the draws are reported in.
+        """
+        out = np.array(x, dtype=np.float64)
+        out[..., len(self.var_terms)] = self.grand_mean(out)[0]
+        return out
+
     def callback(self) -> tuple:
         """The kernel as nutpie's C callbacks (:mod:`bayes_tee.likelihoods.kernels.callbacks`): log
         density, expand, the argument table and the arrays it points into; nothing compiled per
@@ -238,12 +277,14 @@ class StrataDensity:
 
     def initial_point(self, rng: np.random.Generator) -> np.ndarray:
         """PyMC's support point (prior scales, the outcome mean, zero effects and latent
-        offsets), jittered by ``Uniform(-1, 1)`` on the unconstrained scale as nutpie does.
+        offsets; the grand mean at its conditional posterior's centre where it is mapped),
+        jittered by ``Uniform(-1, 1)`` on the unconstrained scale as nutpie does.
         """
         x = rng.uniform(-1.0, 1.0, size=self.layout.ndim)
         for t, prior in zip(self.var_terms, self.sd_priors):
             x[self.layout.slices[t.var_name]] += np.log(prior.support_point(self.design.y_sd))
-        x[self.layout.slices["mu"]] += self.design.y_mean
+        if not self.mapped:
+            x[self.layout.slices["mu"]] += self.design.y_mean
         return x
 
 

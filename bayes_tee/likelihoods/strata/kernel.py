@@ -20,7 +20,7 @@ import numpy as np
 
 from ..kernels import key_cache_on_sources
 from ..kernels.dense import dot, matvec, vecmat
-from ..kernels.prior import FAMILIES, finish_gradient, fixed_prior, sd_prior
+from ..kernels.prior import FAMILIES, finish_gradient, fixed_prior, grand_mean, grand_mean_slope, sd_prior
 
 __all__ = ["FAMILIES", "strata_logp_grad"]
 
@@ -100,7 +100,7 @@ def strata_logp_grad(
     pscale,
     pnu,
     pconst,
-    # mu = x[n_var]
+    # the grand mean's prior (x[n_var] its coordinate: prior.grand_mean without categories)
     mu0,
     mu_scale,
     # fixed effects: zero-sum coordinates at fix_off[f], levels fix_len[f], basis at base_off[f]
@@ -163,7 +163,21 @@ def strata_logp_grad(
     n_var = fam.size
     grad = np.zeros_like(x)
     sd, logp, g_sd = sd_prior(x, fam, pscale, pnu, pconst)
-    mu = x[n_var]
+    # without categories, the grand mean around its conditional posterior given the variances
+    # (the grand mean's stratum: variance ems0 / n_total about mu; augmented, about the outcome
+    # mean), else as it stands
+    n_cat = cat_sizes.size
+    mapped = n_cat == 0
+    ybar, var_mu, m_hat, prec = (shift if augmented else grand_data), 1.0, 0.0, 1.0
+    if mapped:
+        acc = 0.0
+        for j in range(n_var):
+            acc += grand_coef[j] * sd[j] * sd[j]
+        var_mu = acc / n_total
+        mu, m_hat, prec = grand_mean(x[n_var], ybar, var_mu, mu0, mu_scale)
+        logp -= 0.5 * math.log(prec)
+    else:
+        mu = x[n_var]
     zmu = (mu - mu0) / mu_scale
     logp += -0.5 * math.log(2 * math.pi) - math.log(mu_scale) - 0.5 * zmu * zmu
     g_mu = -zmu / mu_scale
@@ -174,7 +188,6 @@ def strata_logp_grad(
     # -- statistics ----------------------------------------------------------------------
     n_cells = observed_sum.size
     P = n_cells // n_items if augmented else 1
-    n_cat = cat_sizes.size
     X, col, z = np.zeros((0, 0)), np.zeros(0), np.zeros(0)
     cat_u, cat_eff = cat_data, np.zeros(0)
     if augmented:
@@ -362,6 +375,11 @@ def strata_logp_grad(
         for j in range(g_z.size):
             grad[lat_off + j] = y_sd * g_z[j]
 
+    if mapped:  # back through the grand mean's map: its variance, then its sampled coordinate
+        g_var = grand_mean_slope(g_mu, mu, m_hat, prec, ybar, var_mu) / n_total
+        for j in range(n_var):
+            g_s2[j] += grand_coef[j] * g_var
+        g_mu /= math.sqrt(prec)
     for j in range(n_var):
         g_sd[j] += 2.0 * sd[j] * g_s2[j]
     finish_gradient(grad, sd, g_sd, g_mu, g_betas, b_off, fix_off, fix_len, bases, base_off)
