@@ -148,11 +148,9 @@ class Settings:
     def refit(self, started: bool, least_accept: float | None = None) -> Settings:
         """These settings for a refit of an earlier fit on more calls (``fit_posterior``'s
         ``warm_start``): :data:`WARM_TUNE` warm-up steps, a target acceptance of at least
-        ``least_accept`` (the density's ``warm_accept``, by default :data:`WARM_TARGET_ACCEPT`)
-        and checkpoints from :data:`WARM_FIRST_CHECKPOINT` when its chains start at that fit's
-        draws (``started``), else at most :data:`REFIT_TUNE` warm-up steps; the caller's
-        ``tune``, ``target_accept`` and ``draws`` whatever (a run without checkpoints, given
-        ``draws``, gets none).
+        ``least_accept`` (or :data:`WARM_TARGET_ACCEPT`) and checkpoints from :data:`WARM_FIRST_CHECKPOINT`
+        when its chains start at that fit's draws (``started``), else at most :data:`REFIT_TUNE`
+        warm-up steps; the caller's ``tune``, ``target_accept`` and ``draws`` whatever.
         """
         if not started:
             return self if self.tune_given else replace(self, tune=min(self.tune, REFIT_TUNE))
@@ -309,8 +307,7 @@ def sample_posterior(
     if lk.data is not None:
         reuse = (layout_key(std, spec, lk.name, lk.key(std) if lk.key else None), lk.data(std))
     warm = warm if usable(warm, density) and hasattr(density, "callback") else None
-    least = getattr(density, "warm_accept", WARM_TARGET_ACCEPT)
-    s = settings.refit(started=warm is not None, least_accept=least) if refit else settings
+    s = settings.refit(warm is not None, getattr(density, "warm_accept", None)) if refit else settings
     idata, timing = sample(
         model, s.sampler, s.chains, s.tune, s.draws, s.target_accept, s.random_seed, s.progressbar, reuse,
         density=density, checkpoints=s.checkpoints,
