@@ -77,6 +77,10 @@ class Likelihood:
     target_accept : callable or None
         ``design -> float or None``: the NUTS acceptance target this likelihood needs on the
         layout, when it differs from the family's default (``None``: the family's).
+    kernel_accept : callable or None
+        The same when nutpie samples the density (its kernel), whose coordinates may differ from
+        the PyMC model's (``blocks``: the grand mean around its conditional posterior); ``None``:
+        ``target_accept``. :meth:`accept` picks.
     draws : callable or None
         ``design -> int or None``: the draws per chain this likelihood needs on the layout,
         when they differ from the family's default (``None``: the family's).
@@ -104,6 +108,15 @@ class Likelihood:
     tune: Callable[[Design], int | None] | None = None
     covariates: bool = False
     density_covariates: bool = False
+    kernel_accept: Callable[[Design], float | None] | None = None
+
+    def accept(self, design: Design, sampler: str) -> float | None:
+        """The acceptance target of a fit of ``design`` with ``sampler`` (``None``: the
+        family's): :attr:`kernel_accept` when nutpie samples a density, else :attr:`target_accept`.
+        """
+        kernel = sampler == "nutpie" and self.density is not None and self.kernel_accept is not None
+        rule = self.kernel_accept if kernel else self.target_accept
+        return rule(design) if rule is not None else None
 
 
 #: The version of the GLMMs' sampled coordinates, recorded in every fit's ``info`` (as
@@ -188,6 +201,7 @@ LIKELIHOODS: dict[str, Likelihood] = {
             loglik="marginal",
             density=Lazy("blocks.density:blocks_density"),
             target_accept=Lazy("blocks.layout:blocks_target_accept"),
+            kernel_accept=Lazy("blocks.layout:blocks_kernel_accept"),
             tune=Lazy("blocks.layout:blocks_tune"),
         ),
         Likelihood(

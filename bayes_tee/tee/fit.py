@@ -525,7 +525,7 @@ def fit_posterior(
     settings = sampler_settings(
         fam, sampler=sampler, chains=chains, tune=tune, draws=draws, target_accept=target_accept,
         random_seed=random_seed, progressbar=progressbar,
-        likelihood_accept=lk.target_accept(design) if lk.target_accept else None,
+        likelihood_accept=lk.accept(design, sampler),
         likelihood_draws=lk.draws(design) if lk.draws else None,
         likelihood_tune=lk.tune(design) if lk.tune else None,
     )  # fmt: skip

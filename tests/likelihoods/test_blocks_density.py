@@ -281,9 +281,9 @@ def test_many_level_shared_terms_take_the_short_warm_up_and_few_keep_the_default
         warnings.simplefilter("ignore", bt.DesignWarning)
         many = bt.validate_design(df, **ROLES, replicate="replicate")
     assert choose_method(many) == "blocks"
-    assert lk.tune(few) is None and lk.target_accept(few) == 0.85
+    assert lk.tune(few) is None and lk.accept(few, "nutpie") == 0.85 and lk.accept(few, "pymc") is None
     assert lk.tune(many) == 300 and lk.target_accept(many) == 0.8
     family = bt.families.get_family("gaussian")
-    s = sampler_settings(family, likelihood_tune=lk.tune(many), likelihood_accept=lk.target_accept(many))
+    s = sampler_settings(family, likelihood_tune=lk.tune(many), likelihood_accept=lk.accept(many, "nutpie"))
     assert s.tune == 300 and s.target_accept == 0.8
     assert sampler_settings(family, likelihood_tune=lk.tune(few), tune=None).tune == 1000
