@@ -120,6 +120,22 @@ class Layout:
         return x
 
 
+class GrandMeanMap:
+    """For a density that samples its grand mean's coordinate through a map
+    (``grand_mean(x) -> (mu, log_jacobian)``, the Gaussian kernels'): :meth:`report`.
+    """
+
+    layout: Layout
+
+    def report(self, x: np.ndarray) -> np.ndarray:
+        """The points ``x`` (rows, or one) with the grand mean's coordinate replaced by the grand
+        mean it stands for: the coordinates the draws are reported in.
+        """
+        out = np.array(x, dtype=np.float64)
+        out[..., self.layout.slices["mu"]] = self.grand_mean(out)[0][..., None]
+        return out
+
+
 def zerosum_basis(n: int) -> np.ndarray:
     """``(n, n - 1)`` matrix mapping PyMC's zero-sum coordinates to the ``n`` level effects
     (``ZeroSumTransform.backward``, an isometry onto the sum-zero plane).

@@ -61,7 +61,7 @@ import inspect
 
 import numpy as np
 
-from ..._core.density import Layout
+from ..._core.density import GrandMeanMap, Layout
 from ..._core.exceptions import ArgumentError
 from ..._core.priors import PriorSpec
 from ...design.design import Design
@@ -79,7 +79,7 @@ CATEGORIES = "category_effects__"
 KERNEL_ARGUMENTS = tuple(inspect.signature(blocks_logp_grad.py_func).parameters)[1:]
 
 
-class BlocksDensity:
+class BlocksDensity(GrandMeanMap):
     """The ``blocks`` likelihood (see the module docstring) as a NumPy/numba density.
 
     Parameters
@@ -198,14 +198,6 @@ class BlocksDensity:
         mu = self.design.y_mean + m + X[:, n_var] / np.sqrt(prec)
         shape = np.shape(x)[:-1]
         return mu.reshape(shape), (-0.5 * np.log(prec)).reshape(shape)
-
-    def report(self, x: np.ndarray) -> np.ndarray:
-        """The points ``x`` (rows, or one) with the grand mean's coordinate replaced by the grand
-        mean it stands for (:meth:`grand_mean`): the coordinates the draws are reported in.
-        """
-        out = np.array(x, dtype=np.float64)
-        out[..., len(self.var_terms)] = self.grand_mean(out)[0]
-        return out
 
     def callback(self) -> tuple:
         """The kernel as nutpie's C callbacks (:mod:`bayes_tee.likelihoods.kernels.callbacks`): log

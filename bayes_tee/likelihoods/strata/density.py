@@ -31,7 +31,7 @@ import inspect
 
 import numpy as np
 
-from ..._core.density import Layout
+from ..._core.density import GrandMeanMap, Layout
 from ..._core.exceptions import ArgumentError
 from ..._core.priors import PriorSpec
 from ...design.design import Design
@@ -84,7 +84,7 @@ _NO_COMPLETION = {
 }
 
 
-class StrataDensity:
+class StrataDensity(GrandMeanMap):
     """Log density of the balanced (``augmented=False``) or augmented strata likelihood.
 
     Parameters
@@ -259,14 +259,6 @@ class StrataDensity:
         m = (a["mu0"] * inv_prior + ybar / var) / prec
         mu = m + X[:, n_var] / np.sqrt(prec)
         return mu.reshape(shape), (-0.5 * np.log(prec)).reshape(shape)
-
-    def report(self, x: np.ndarray) -> np.ndarray:
-        """The points ``x`` (rows, or one) with the grand mean's coordinate replaced by the grand
-        mean it stands for (:meth:`grand_mean`): the coordinates the draws are reported in.
-        """
-        out = np.array(x, dtype=np.float64)
-        out[..., len(self.var_terms)] = self.grand_mean(out)[0]
-        return out
 
     def callback(self) -> tuple:
         """The kernel as nutpie's C callbacks (:mod:`bayes_tee.likelihoods.kernels.callbacks`): log
