@@ -3,9 +3,9 @@
 The strata, blocks, collapsed, GLMM and ordinal likelihoods are numba kernels, called by nutpie as C
 callbacks and cached on disk (``__pycache__`` beside the package, or ``NUMBA_CACHE_DIR``). The
 first fit of each on a machine with an empty cache compiles it: on the 2-core reference machine,
-in a fresh process with its imports, about 17 s for a balanced Gaussian fit or calls lost
-(``blocks``), 11 s with covariates (``collapsed``) and 22 s for a binomial or an ordinal fit,
-against 4-6 s once the cache is warm (``benchmarks/bench_startup.py --cold``, 2026-12-07).
+in a fresh process with its imports, about 13 s for a balanced Gaussian fit, 16 s with calls lost
+(``blocks``), 10 s with covariates (``collapsed``) and 19-21 s for a binomial or an ordinal fit,
+against 3.5-4.2 s once the cache is warm (``benchmarks/bench_startup.py --cold``, 2026-12-07).
 :func:`warm_up` fits one tiny design through every kernel layout (few draws, results thrown
 away) so that the first real fit reads the cache; ``make venv`` runs it after installing, and a
 ``pip install`` user runs ``bayes-tee warmup`` once (or pays the compile in their first fit of
