@@ -36,7 +36,7 @@ from ..._core.exceptions import ArgumentError
 from ..._core.priors import PriorSpec
 from ...design.design import Design
 from ..anova import strata, stratum_blocks
-from ..kernels.callbacks import STRATA_KINDS, callback, pack
+from ..kernels.callbacks import BALANCED_KINDS, STRATA_KINDS, callback, pack
 from ..levels import coords
 from .augment import augment_layout
 from .kernel import FAMILIES, strata_logp_grad
@@ -54,7 +54,7 @@ KERNEL_ARGUMENTS = tuple(inspect.signature(strata_logp_grad.py_func).parameters)
 _E, _EI, _E2 = np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros((0, 0))
 #: The augmented arguments of a balanced call: empty, never read.
 _NO_COMPLETION = {
-    "augmented": False,
+    "augmented": None,  # the kernel's completion code pruned (kernels.callbacks.BALANCED_KINDS)
     "lat_off": 0,
     "observed_sum": _E,
     "latent_index": _EI,
@@ -265,7 +265,8 @@ class StrataDensity(GrandMeanMap):
         density, expand, the argument table and the arrays it points into; nothing compiled per
         layout.
         """
-        return (callback("strata"), callback("copy"), *pack(self._args, STRATA_KINDS))
+        name, kinds = ("strata", STRATA_KINDS) if self.augmented else ("balanced", BALANCED_KINDS)
+        return (callback(name), callback("copy"), *pack(self._args, kinds))
 
     def initial_point(self, rng: np.random.Generator) -> np.ndarray:
         """PyMC's support point (prior scales, the outcome mean, zero effects and latent

@@ -127,6 +127,8 @@ def strata_logp_grad(
     grand_data,
     dev_data,
     cat_data,
+    # True for the augmented likelihood; None for the balanced one, whose specialization leaves
+    # the completed array's code out (numba prunes the branches on an argument that is None)
     augmented,
     # augmented: completed array (flat, items first), latent values at x[lat_off:]
     lat_off,
@@ -168,7 +170,7 @@ def strata_logp_grad(
     # mean), else as it stands
     n_cat = cat_sizes.size
     mapped = n_cat == 0
-    ybar, var_mu, m_hat, prec = (shift if augmented else grand_data), 1.0, 0.0, 1.0
+    ybar, var_mu, m_hat, prec = (shift if augmented is not None else grand_data), 1.0, 0.0, 1.0
     if mapped:
         acc = 0.0
         for j in range(n_var):
@@ -187,10 +189,10 @@ def strata_logp_grad(
 
     # -- statistics ----------------------------------------------------------------------
     n_cells = observed_sum.size
-    P = n_cells // n_items if augmented else 1
+    P = n_cells // n_items if augmented is not None else 1
     X, col, z = np.zeros((0, 0)), np.zeros(0), np.zeros(0)
     cat_u, cat_eff = cat_data, np.zeros(0)
-    if augmented:
+    if augmented is not None:
         z = np.empty(latent_index.size)
         w = observed_sum.copy()
         for j in range(latent_index.size):
@@ -316,7 +318,7 @@ def strata_logp_grad(
             g_s2[j] += fix_coef[f, j] * wf
 
     # -- backward through the completed array ------------------------------------------------
-    if augmented:
+    if augmented is not None:
         g_parts = vecmat(g_ss, pool)
         n_strata = mask_item.shape[0]
         g_raw = np.ascontiguousarray(g_parts[:n_strata])
