@@ -66,7 +66,7 @@ from ..._core.exceptions import ArgumentError
 from ..._core.priors import PriorSpec
 from ...design.design import Design
 from ..kernels.callbacks import BLOCKS_KINDS, callback, pack
-from ..kernels.prior import FAMILIES
+from ..kernels.prior import FAMILIES, grand_mean
 from ..levels import coords
 from .kernel import blocks_logp_grad
 from .layout import blocks_limitation, cell_types, item_blocks, type_coefficients, var_terms
@@ -192,12 +192,10 @@ class BlocksDensity(GrandMeanMap):
         if a["has_cat"]:
             share = a["c_n"] / a["c_n"].sum()
             var = var + s2[:, a["cat_index"]] * float(share @ share)
-        prec = 1.0 / a["mu_scale"] ** 2 + 1.0 / var
         ybar = a["a_zsum"][0] / a_n / np.sqrt(M)
-        m = (a["mu0"] / a["mu_scale"] ** 2 + ybar / var) / prec
-        mu = self.design.y_mean + m + X[:, n_var] / np.sqrt(prec)
+        mu, _, prec = grand_mean.py_func(X[:, n_var], ybar, var, a["mu0"], a["mu_scale"])  # the kernel's map
         shape = np.shape(x)[:-1]
-        return mu.reshape(shape), (-0.5 * np.log(prec)).reshape(shape)
+        return (self.design.y_mean + mu).reshape(shape), (-0.5 * np.log(prec)).reshape(shape)
 
     def callback(self) -> tuple:
         """The kernel as nutpie's C callbacks (:mod:`bayes_tee.likelihoods.kernels.callbacks`): log

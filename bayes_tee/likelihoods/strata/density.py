@@ -37,6 +37,7 @@ from ..._core.priors import PriorSpec
 from ...design.design import Design
 from ..anova import strata, stratum_blocks
 from ..kernels.callbacks import BALANCED_KINDS, STRATA_KINDS, callback, pack
+from ..kernels.prior import grand_mean
 from ..levels import coords
 from .augment import augment_layout
 from .kernel import FAMILIES, strata_logp_grad
@@ -254,10 +255,7 @@ class StrataDensity(GrandMeanMap):
         a = dict(zip(KERNEL_ARGUMENTS, self._args, strict=True))
         var = np.exp(2.0 * X[:, :n_var]) @ a["grand_coef"] / a["n_total"]
         ybar = a["shift"] if a["augmented"] else a["grand_data"]
-        inv_prior = 1.0 / a["mu_scale"] ** 2
-        prec = inv_prior + 1.0 / var
-        m = (a["mu0"] * inv_prior + ybar / var) / prec
-        mu = m + X[:, n_var] / np.sqrt(prec)
+        mu, _, prec = grand_mean.py_func(X[:, n_var], ybar, var, a["mu0"], a["mu_scale"])  # the kernel's map
         return mu.reshape(shape), (-0.5 * np.log(prec)).reshape(shape)
 
     def callback(self) -> tuple:

@@ -165,17 +165,17 @@ def strata_logp_grad(
     n_var = fam.size
     grad = np.zeros_like(x)
     sd, logp, g_sd = sd_prior(x, fam, pscale, pnu, pconst)
+    # loops over scalars: numba compiles each NumPy array expression as a function of its own
+    s2 = np.empty(n_var)
+    for j in range(n_var):
+        s2[j] = sd[j] * sd[j]
+    ems0 = dot(grand_coef, s2)  # the grand mean's stratum
     # without categories, the grand mean around its conditional posterior given the variances
-    # (the grand mean's stratum: variance ems0 / n_total about mu; augmented, about the outcome
-    # mean), else as it stands
+    # (variance ems0 / n_total about mu; augmented, about the outcome mean), else as it stands
     n_cat = cat_sizes.size
     mapped = n_cat == 0
-    ybar, var_mu, m_hat, prec = (shift if augmented is not None else grand_data), 1.0, 0.0, 1.0
+    ybar, var_mu, m_hat, prec = (shift if augmented is not None else grand_data), ems0 / n_total, 0.0, 1.0
     if mapped:
-        acc = 0.0
-        for j in range(n_var):
-            acc += grand_coef[j] * sd[j] * sd[j]
-        var_mu = acc / n_total
         mu, m_hat, prec = grand_mean(x[n_var], ybar, var_mu, mu0, mu_scale)
         logp -= 0.5 * math.log(prec)
     else:
@@ -252,10 +252,6 @@ def strata_logp_grad(
         ss, grand, dev = ss_data, grand_data, dev_data
 
     # -- strata potentials (balanced.strata_potentials) ----------------------------------
-    # loops over scalars: numba compiles each NumPy array expression as a function of its own
-    s2 = np.empty(n_var)
-    for j in range(n_var):
-        s2[j] = sd[j] * sd[j]
     ems = matvec(coef, s2)
     n_st = ems.size
     g_e = np.empty(n_st)
@@ -268,7 +264,6 @@ def strata_logp_grad(
     g_s2 = vecmat(g_e, coef)
     g_grand, g_u = 0.0, np.zeros(n_cat)
     if n_cat == 0:
-        ems0 = dot(grand_coef, s2)
         rg = grand - mu
         logp += -0.5 * (math.log(ems0) + n_total * rg * rg / ems0)
         w0 = -0.5 * (1.0 / ems0 - n_total * rg * rg / (ems0 * ems0))
