@@ -13,8 +13,11 @@ warm. It prints the ratio of each figure to its target.
 
 ``--cold``: per kernel family (balanced, blocks, collapsed, binomial, ordinal), the first fit of a tiny design
 (``bayes_tee.cli.warmup.LAYOUTS``) in a fresh process with numba's and PyTensor's caches at new
-empty folders, the same fit again in a fresh process (cache warm), and the time of
-``bayes-tee warmup`` itself, which ``make venv`` runs so that the first fit reads the cache.
+empty folders: as a user of the package meets it (the kernels shipped compiled in the package,
+``bayes-tee warmup --ship``; ``shipped`` is ``-`` where the package holds none of these sources),
+and with the shipped set turned off (``BAYES_TEE_PRECOMPILED=0``: the kernels compile); then the
+same fit in a fresh process with the caches the compiling run filled (warm), and the time of
+``bayes-tee warmup`` itself from empty caches.
 
     python benchmarks/bench_startup.py --cold --against /path/to/other/checkout [--repeats 2]
 
@@ -104,12 +107,14 @@ def against(other: str, repeats: int) -> None:
 
 
 def cold() -> None:
-    print(f"{'layout':<12}{'cold s':>8}{'warm s':>8}{'ratio':>8}")
+    shipped = (Path(__file__).resolve().parents[1] / "bayes_tee/likelihoods/kernels/compiled").is_dir()
+    print(f"{'layout':<12}{'shipped s':>10}{'compiled s':>11}{'warm s':>8}{'shipped/warm':>14}")
     for name in LAYOUTS:
-        first, again = cold_then_warm(name)
-        print(f"{name:<12}{first:>8.1f}{again:>8.1f}{first / again:>8.1f}")
+        first, _ = cold_then_warm(name) if shipped else (float("nan"), None)
+        compiled, again = cold_then_warm(name, BAYES_TEE_PRECOMPILED="0")
+        print(f"{name:<12}{first:>10.1f}{compiled:>11.1f}{again:>8.1f}{first / again:>14.1f}", flush=True)
     with tempfile.TemporaryDirectory() as cache:
-        env = _empty_caches(cache)
+        env = {**_empty_caches(cache), "BAYES_TEE_PRECOMPILED": "0"}
         t0 = time.perf_counter()
         subprocess.run([CLI, "warmup"], check=True, env=env, capture_output=True)
         t1 = time.perf_counter()

@@ -176,6 +176,10 @@ def _parser() -> argparse.ArgumentParser:
         "warmup", help="compile the likelihood kernels into the on-disk cache once (after installing)"
     )
     warm.add_argument("--jobs", type=int, default=2, help="processes compiling in parallel")
+    warm.add_argument(
+        "--ship", action="store_true",
+        help="compile the kernels for numba's generic CPU into the package (for a wheel that ships them)",
+    )  # fmt: skip
 
     fit = sub.add_parser("fit", help="fit a CSV/parquet/JSON-lines file")
     _data_args(fit)

@@ -44,7 +44,7 @@ from ..logit_glmm.crossed_kernel import crossed_backward, crossed_forward
 from ..logit_glmm.kernel import binomial_logp_grad
 from ..ordinal.kernel import ordinal_logp_grad
 from ..strata.kernel import strata_logp_grad
-from . import SOURCE_DIGEST
+from . import key_cache
 
 #: nutpie's log density callback: ``(dim, x, gradient out, logp out, user data) -> code``;
 #: code 0 is success, a positive code a point nutpie rejects (a divergence), as
@@ -301,23 +301,50 @@ def _binomial_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
     return _finish(value, grad, dim, out_, logp_)
 
 
-def _direct(kinds: tuple[str, ...]):
-    """The log density callback of a kernel whose sampled ``x`` is its own (the Gaussian kernels'):
-    the kernel's value and gradient at ``x``, ``RAISED`` where it raises (an SD that underflowed
-    to zero; for ``collapsed`` also a matrix not positive definite).
-    """
-    call, rows = invoker(kinds), len(kinds) + 1
+_blocks, _strata = invoker(BLOCKS_KINDS), invoker(STRATA_KINDS)
+_balanced, _collapsed = invoker(BALANCED_KINDS), invoker(COLLAPSED_KINDS)
 
-    def logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
-        t = numba.carray(table_, (rows, 4), np.int64)
-        x = numba.carray(x_, (dim,))
-        try:
-            value, grad = call(t, x)
-        except Exception:  # noqa: BLE001 - as in _ordinal_logp
-            return RAISED
-        return _finish(value, grad, dim, out_, logp_)
+# The log density callbacks of the kernels whose sampled ``x`` is their own (the Gaussian
+# kernels'): the kernel's value and gradient at ``x``, ``RAISED`` where it raises (an SD that
+# underflowed to zero; for ``collapsed`` also a matrix not positive definite). Module functions,
+# not closures over their invoker: numba keys a closure's cache on its pickle, which holds paths,
+# so a closure's compiled callback could not ship (:mod:`.precompiled`).
 
-    return logp
+
+def _blocks_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
+    x, t = numba.carray(x_, (dim,)), numba.carray(table_, (len(BLOCKS_KINDS) + 1, 4), np.int64)
+    try:
+        value, grad = _blocks(t, x)
+    except Exception:  # noqa: BLE001 - as in _ordinal_logp
+        return RAISED
+    return _finish(value, grad, dim, out_, logp_)
+
+
+def _strata_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
+    x, t = numba.carray(x_, (dim,)), numba.carray(table_, (len(STRATA_KINDS) + 1, 4), np.int64)
+    try:
+        value, grad = _strata(t, x)
+    except Exception:  # noqa: BLE001 - as in _ordinal_logp
+        return RAISED
+    return _finish(value, grad, dim, out_, logp_)
+
+
+def _balanced_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
+    x, t = numba.carray(x_, (dim,)), numba.carray(table_, (len(BALANCED_KINDS) + 1, 4), np.int64)
+    try:
+        value, grad = _balanced(t, x)
+    except Exception:  # noqa: BLE001 - as in _ordinal_logp
+        return RAISED
+    return _finish(value, grad, dim, out_, logp_)
+
+
+def _collapsed_logp(dim, x_, out_, logp_, table_):  # pragma: no cover - compiled
+    x, t = numba.carray(x_, (dim,)), numba.carray(table_, (len(COLLAPSED_KINDS) + 1, 4), np.int64)
+    try:
+        value, grad = _collapsed(t, x)
+    except Exception:  # noqa: BLE001 - as in _ordinal_logp
+        return RAISED
+    return _finish(value, grad, dim, out_, logp_)
 
 
 def _copy(dim, n_expanded, x_, out_, table_):  # pragma: no cover - compiled
@@ -331,9 +358,8 @@ def _copy(dim, n_expanded, x_, out_, table_):  # pragma: no cover - compiled
 
 _FUNCTIONS = {
     "ordinal": (_ordinal_logp, LOGP_SIGNATURE), "binomial": (_binomial_logp, LOGP_SIGNATURE),
-    "blocks": (_direct(BLOCKS_KINDS), LOGP_SIGNATURE), "strata": (_direct(STRATA_KINDS), LOGP_SIGNATURE),
-    "balanced": (_direct(BALANCED_KINDS), LOGP_SIGNATURE),
-    "collapsed": (_direct(COLLAPSED_KINDS), LOGP_SIGNATURE),
+    "blocks": (_blocks_logp, LOGP_SIGNATURE), "strata": (_strata_logp, LOGP_SIGNATURE),
+    "balanced": (_balanced_logp, LOGP_SIGNATURE), "collapsed": (_collapsed_logp, LOGP_SIGNATURE),
     "copy": (_copy, EXPAND_SIGNATURE),
 }  # fmt: skip
 
@@ -353,8 +379,6 @@ def callback(name: str) -> CFunc:
     function, signature = _FUNCTIONS[name]
     compiled = CFunc(function, sigutils.normalize_signature(signature), locals={}, options={})
     compiled.enable_caching()
-    stamped = compiled._cache._cache_file
-    # keyed on every kernel's source, as the kernels are (numba stamps the file's own only)
-    stamped._source_stamp = (stamped._source_stamp, SOURCE_DIGEST)
+    key_cache(compiled._cache)  # keyed on every kernel's source, as the kernels are
     compiled.compile()
     return compiled
