@@ -35,3 +35,5 @@ def test_bad_requests_are_refused():
         warmup.warm_up(["nope"])
     with pytest.raises(bt.ArgumentError, match="jobs must be at least 1"):
         warmup.warm_up(["binomial"], jobs=0)
+    with pytest.raises(bt.ArgumentError, match="no kernel of theirs ships"):
+        warmup.warm_up(["marginal", "blocks"], ship=True)

@@ -179,6 +179,11 @@ def _ship(names: list[str], jobs: int) -> pd.DataFrame:
     shipped = [n for n in names if n in PYMC_LAYOUTS]
     if shipped:
         raise ArgumentError(f"{shipped} fit through a PyMC model: no kernel of theirs ships.")
+    if not os.access(precompiled.SHIPPED.parent, os.W_OK):
+        raise ArgumentError(
+            f"--ship writes into the package ({precompiled.SHIPPED}), which is not writable here: "
+            "run it from a source checkout (make venv does), or `bayes-tee warmup` to fill your own cache."
+        )
     shutil.rmtree(precompiled.SHIPPED, ignore_errors=True)
     saved = {k: os.environ.get(k) for k in ("NUMBA_CPU_NAME", precompiled.BUILD_ENV)}
     os.environ.update({"NUMBA_CPU_NAME": precompiled.CPU, precompiled.BUILD_ENV: "1"})
