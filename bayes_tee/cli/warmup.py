@@ -156,8 +156,8 @@ def warm_up(layouts: Sequence[str] | None = None, jobs: int = 2, ship: bool = Fa
     if jobs < 1:
         raise ArgumentError(f"jobs must be at least 1, got {jobs}.")
     if ship:
-        return _ship(names, jobs)
-    if jobs == 1:
+        rows = _ship(names, jobs)
+    elif jobs == 1:
         rows = [_warm(n) for n in names]
     else:
         rows = _pooled(names, jobs)
@@ -174,7 +174,7 @@ def _pooled(names: list[str], jobs: int) -> list[tuple[str, float, str]]:
     return rows
 
 
-def _ship(names: list[str], jobs: int) -> pd.DataFrame:
+def _ship(names: list[str], jobs: int) -> list[tuple[str, float, str]]:
     """The shipped set compiled anew by fitting ``names`` in new processes."""
     shipped = [n for n in names if n in PYMC_LAYOUTS]
     if shipped:
@@ -185,11 +185,14 @@ def _ship(names: list[str], jobs: int) -> pd.DataFrame:
             "run it from a source checkout (make venv does), or `bayes-tee warmup` to fill your own cache."
         )
     shutil.rmtree(precompiled.SHIPPED, ignore_errors=True)
-    saved = {k: os.environ.get(k) for k in ("NUMBA_CPU_NAME", precompiled.BUILD_ENV)}
-    os.environ.update({"NUMBA_CPU_NAME": precompiled.CPU, precompiled.BUILD_ENV: "1"})
+    building = {"NUMBA_CPU_NAME": precompiled.CPU, precompiled.BUILD_ENV: "1"}
+    saved = {k: os.environ.get(k) for k in building}
+    os.environ.update(building)  # the workers inherit it
     try:
-        rows = _pooled(names, jobs)
+        return _pooled(names, jobs)
     finally:
         for k, v in saved.items():
-            os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
-    return pd.DataFrame(rows, columns=["layout", "seconds", "method"])[["layout", "method", "seconds"]]
+            if v is None:
+                os.environ.pop(k)
+            else:
+                os.environ[k] = v
