@@ -33,6 +33,7 @@ from arviz_stats import psense
 from pymc.model.transform.conditioning import remove_value_transforms
 from pytensor.compile.mode import Mode
 from pytensor.graph.replace import vectorize_graph
+from pytensor.tensor.math import variadic_add
 
 from .._core.exceptions import ArgumentError
 from .._core.trees import draws_tree, group
@@ -92,7 +93,9 @@ def _evaluate(post: Fit) -> tuple[xr.Dataset, xr.DataArray]:
             "likelihood cannot be evaluated; refit, or save with keep_effects=True."
         )
     values = [model.rvs_to_values[rv] for rv in free]
-    outs = [*model.logp(vars=free, sum=False), model.logp(vars=[*model.potentials, *model.observed_RVs])]
+    # one call for both: each call rewrites the whole model's graph (most of this function's time)
+    terms = model.logp(vars=[*free, *model.potentials, *model.observed_RVs], sum=False)
+    outs = [*terms[: len(free)], variadic_add(*(pt.as_tensor(t).sum() for t in terms[len(free) :]))]
     batched = [pt.tensor(name=v.name, dtype=v.dtype, shape=(None, *v.type.shape)) for v in values]
     fn = pytensor.function(
         batched,
