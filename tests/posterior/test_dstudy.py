@@ -205,3 +205,23 @@ def test_shares_refuse_a_count_for_a_facet_the_fit_lacks(method):
     with pytest.raises(bt.ArgumentError, match="no position facet"):
         getattr(post, method)(n_positions=2)
     assert getattr(post, method)(n_positions=1) is not None  # one level is what the fit has
+
+
+@pytest.mark.parametrize("n_designs", [1, 255, 256, 257, 600])
+def test_design_summaries_in_blocks_equal_the_whole_table(n_designs):
+    """``summarize_designs`` works through the designs in blocks: each statistic is what the
+    whole ``(draws, designs)`` table gives, at every block boundary.
+    """
+    from bayes_tee.gstudy.weights import summarize_designs
+
+    rng = np.random.default_rng(n_designs)
+    var, current = rng.gamma(2.0, size=(300, n_designs)), rng.gamma(2.0, size=300)
+    out = summarize_designs(var, current, level=0.8, target_se=1.3)
+    se, ratio = np.sqrt(var), var / current[:, None]
+    for name, x in (("se_", se), ("var_ratio_", ratio)):
+        q = (1 - 0.8) / 2  # as the library computes it (0.09999999999999998)
+        lo, med, hi = np.quantile(x, [q, 0.5, 1 - q], axis=0)
+        for col, want in (("low", lo), ("median", med), ("high", hi)):
+            np.testing.assert_array_equal(out[f"{name}{col}"].to_numpy(), want)
+    np.testing.assert_array_equal(out["p_below_target"].to_numpy(), (se < 1.3).mean(axis=0))
+    assert list(out.index) == list(range(n_designs))
