@@ -320,8 +320,9 @@ def simulate_studies(
         )
         for lab, (idx, L) in index.items():
             sd = draws.sigma[lab][s]
-            u = rng.standard_normal((B, L)) * sd[:, None]
-            latent += u[:, idx]
+            u = rng.standard_normal((B, L))
+            u *= sd[:, None]
+            latent += np.take(u, idx, axis=1)  # 3x a fancy index's speed, the same values
             W = _level_shares(onehot[lab], w, lay.n is not None)  # (B, L) call share per level
             if estimand == "finite" and lab in item_terms:
                 # theta averages this item set equally: only unequal call shares leave an error
@@ -338,9 +339,9 @@ def simulate_studies(
             n_fit = eff.shape[1]
             mode = judges if f == "judge" else "new"
             pick = _pick_levels(rng, B, n_fit, lay.levels[f], mode)
-            latent += np.take_along_axis(eff, pick, axis=1)[:, lay.codes[f]]
+            latent += np.take(np.take_along_axis(eff, pick, axis=1), lay.codes[f], axis=1)
             if f == "judge" and cell_set is not None:  # a fixed panel: the picked judges' own
-                cell_set = pick[:, lay.codes[f]]
+                cell_set = np.take(pick, lay.codes[f], axis=1)
             W = _level_shares(onehot[lab], w, lay.n is not None)
             sens = (eff**2).mean(axis=1)
             var += sens * _panel_factor((W**2).sum(axis=1), n_fit, mode)
@@ -365,7 +366,9 @@ def simulate_studies(
             out["variance"][start:stop] = np.nan
             continue
         rep = draws.replicate[s]
-        eps = rng.standard_normal((B, lay.n_cells)) * rep[:, None] / np.sqrt(np.maximum(n, 1.0))
+        eps = rng.standard_normal((B, lay.n_cells))
+        eps *= rep[:, None]
+        eps /= np.sqrt(np.maximum(n, 1.0))
         ybar = latent + eps
         theta_hat = (w * ybar).sum(axis=1)
         var += rep**2 / ntot
@@ -498,13 +501,15 @@ def probability_contributions(
         def draw_term(lab: str) -> np.ndarray:
             if lab in index:
                 idx, L = index[lab]
-                return (rng.standard_normal((B, L)) * draws.sigma[lab][s][:, None])[:, idx]
+                u = rng.standard_normal((B, L))
+                u *= draws.sigma[lab][s][:, None]
+                return np.take(u, idx, axis=1)
             f = fixed_facet[lab]
             eff = draws.fixed[lab][s]
             pick = _pick_levels(rng, B, eff.shape[1], lay.levels[f], "new")
             if f == "judge":
-                sets["judge"] = pick[:, lay.codes[f]]
-            return np.take_along_axis(eff, pick, axis=1)[:, lay.codes[f]]
+                sets["judge"] = np.take(pick, lay.codes[f], axis=1)
+            return np.take(np.take_along_axis(eff, pick, axis=1), lay.codes[f], axis=1)
 
         active = [lab for lab in labels if lab in index or lab in fixed_facet]
         for lab in active:
