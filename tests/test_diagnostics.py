@@ -69,3 +69,49 @@ def test_without_sampler_statistics_only_r_hat_and_ess_are_checked():
     tree = xr.DataTree.from_dict({"posterior": xr.Dataset({"mu": (DIMS, rng.normal(size=(4, 500)))})})
     d = diag.check(tree, ["mu"])
     assert d["ok"] and d["min_bfmi"] is None and d["treedepth_hits"] == 0
+
+
+def test_the_numbers_are_arviz_stats_own():
+    """The checks stack every checked value into one array for arviz-stats' array functions:
+    R-hat, bulk and tail ESS are what its Dataset functions give variable by variable (vectors
+    and matrices included, a variable stored draw-first too), and the sampler's counts and
+    E-BFMI what :func:`arviz_stats.diagnose` reports.
+    """
+    from arviz_stats import bfmi, diagnose, ess, rhat
+
+    rng = np.random.default_rng(6)
+    walk = np.cumsum(rng.normal(size=(4, 300, 3)), axis=1) * 0.05 + rng.normal(size=(4, 300, 3))
+    post = xr.Dataset(
+        {
+            "mu": (DIMS, rng.normal(size=(4, 300))),
+            "effect": (("chain", "draw", "level"), walk),
+            "table": (("draw", "chain", "row", "col"), rng.standard_t(3, size=(300, 4, 2, 2))),
+        }
+    )
+    hit = rng.random((4, 300)) < 0.01
+    stats = {
+        "diverging": (DIMS, rng.random((4, 300)) < 0.02),
+        "reached_max_treedepth": (DIMS, hit),
+        "energy": (DIMS, np.cumsum(rng.normal(size=(4, 300)), axis=1) * 0.3 + rng.normal(size=(4, 300))),
+    }
+    coords = {"chain": np.arange(4), "draw": np.arange(300)}  # diagnose names chains by them
+    post = post.assign_coords(coords)
+    tree = xr.DataTree.from_dict({"posterior": post, "sample_stats": xr.Dataset(stats, coords=coords)})
+    names = ["mu", "effect", "table"]
+    d = diag.check(tree, names)
+
+    def every(ds):
+        return np.concatenate([np.ravel(ds[v].values) for v in names])
+
+    assert d["max_rhat"] == every(rhat(post)).max()
+    assert d["min_ess_bulk"] == every(ess(post, method="bulk")).min()
+    assert d["min_ess_tail"] == every(ess(post, method="tail")).min()
+    _, found = diagnose(tree, var_names=["mu"], show_diagnostics=False, return_diagnostics=True)
+    assert d["divergences"] == found["divergent"]["n_divergent"] > 0
+    assert d["treedepth_hits"] == found["treedepth"]["n_max"] == int(hit.sum()) > 0
+    assert (
+        d["min_bfmi"]
+        == float(np.min(bfmi(tree)["energy"].values))
+        == float(np.min(found["bfmi"]["bfmi_values"]))
+    )
+    assert d["n_draws"] == 1200
