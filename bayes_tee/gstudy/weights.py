@@ -213,8 +213,8 @@ def summarize_designs(
     """SE median and interval, variance ratio against the current design, P(SE < target).
 
     The designs go in blocks of :data:`DESIGN_BLOCK` columns, so that the SE and ratio tables
-    are never made whole: on a budget search's 4,000 draws x 7,000 designs, 1.6 s against 4.5 s
-    made whole (the same values).
+    are never made whole: on a budget search's 4,000 draws x 7,000 designs, 1.5 s against 2.1 s
+    made whole, 4.5 s in a new process (the same values; benchmarks/bench_questions.py).
     """
     if target_se is not None and not target_se > 0:
         raise ArgumentError(f"target_se must be positive, got {target_se!r}.")
