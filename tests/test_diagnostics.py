@@ -5,6 +5,7 @@ divergences, tree-depth hits and E-BFMI read from nutpie's and PyMC's sample-sta
 import numpy as np
 import pytest
 import xarray as xr
+from arviz_stats import bfmi, diagnose, ess, rhat
 
 from bayes_tee._core import diagnostics as diag
 
@@ -77,8 +78,6 @@ def test_the_numbers_are_arviz_stats_own():
     and matrices included, a variable stored draw-first too), and the sampler's counts and
     E-BFMI what :func:`arviz_stats.diagnose` reports.
     """
-    from arviz_stats import bfmi, diagnose, ess, rhat
-
     rng = np.random.default_rng(6)
     walk = np.cumsum(rng.normal(size=(4, 300, 3)), axis=1) * 0.05 + rng.normal(size=(4, 300, 3))
     post = xr.Dataset(

@@ -223,14 +223,13 @@ def summarize_designs(
         # transposed contiguous: the quantiles partition each design's draws in cache
         v = np.ascontiguousarray(var[:, i : i + DESIGN_BLOCK].T)
         se = np.sqrt(v)
-        block = {}
+        columns = {}
         for name, x in (("se_", se), ("var_ratio_", v / var_current[None, :])):
             lo, med, hi = interval(x, level, axis=1)
-            block.update({f"{name}median": med, f"{name}low": lo, f"{name}high": hi})
-        block = pd.DataFrame(block)
+            columns |= {f"{name}median": med, f"{name}low": lo, f"{name}high": hi}
         if target_se is not None:
-            block["p_below_target"] = (se < target_se).mean(axis=1)
-        blocks.append(block)
+            columns["p_below_target"] = (se < target_se).mean(axis=1)
+        blocks.append(pd.DataFrame(columns))
     return pd.concat(blocks, ignore_index=True)
 
 

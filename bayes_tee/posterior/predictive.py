@@ -215,6 +215,17 @@ def _ordinal_sums(
     return total, total_sq
 
 
+def _level_draws(rng: np.random.Generator, sd: np.ndarray, n_levels: int) -> np.ndarray:
+    """``(B, n_levels)`` new levels of a random term, each study's at its draw's SD ``sd`` ``(B,)``.
+
+    >>> _level_draws(np.random.default_rng(0), np.array([0.0, 1.0]), 3).shape
+    (2, 3)
+    """
+    u = rng.standard_normal((len(sd), n_levels))
+    u *= sd[:, None]
+    return u
+
+
 def _level_shares(onehot: sparse.csr_matrix, w: np.ndarray, same_rows: bool) -> np.ndarray:
     """``(B, L)``: each study's share of its calls at each level of a term, from the cells'
     shares ``w`` ``(B, cells)`` and the cells' levels ``onehot`` ``(cells, L)``. When every
@@ -320,8 +331,7 @@ def simulate_studies(
         )
         for lab, (idx, L) in index.items():
             sd = draws.sigma[lab][s]
-            u = rng.standard_normal((B, L))
-            u *= sd[:, None]
+            u = _level_draws(rng, sd, L)
             latent += np.take(u, idx, axis=1)  # 3x a fancy index's speed, the same values
             W = _level_shares(onehot[lab], w, lay.n is not None)  # (B, L) call share per level
             if estimand == "finite" and lab in item_terms:
@@ -501,9 +511,7 @@ def probability_contributions(
         def draw_term(lab: str) -> np.ndarray:
             if lab in index:
                 idx, L = index[lab]
-                u = rng.standard_normal((B, L))
-                u *= draws.sigma[lab][s][:, None]
-                return np.take(u, idx, axis=1)
+                return np.take(_level_draws(rng, draws.sigma[lab][s], L), idx, axis=1)
             f = fixed_facet[lab]
             eff = draws.fixed[lab][s]
             pick = _pick_levels(rng, B, eff.shape[1], lay.levels[f], "new")

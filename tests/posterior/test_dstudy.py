@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 import bayes_tee as bt
+from bayes_tee.gstudy.weights import summarize_designs
 from bayes_tee.posterior import dstudy as ds
 
 DEMO = Path(__file__).resolve().parents[2] / "models" / "tee_demo.nc"
@@ -212,8 +213,6 @@ def test_design_summaries_in_blocks_equal_the_whole_table(n_designs):
     """``summarize_designs`` works through the designs in blocks: each statistic is what the
     whole ``(draws, designs)`` table gives, at every block boundary.
     """
-    from bayes_tee.gstudy.weights import summarize_designs
-
     rng = np.random.default_rng(n_designs)
     var, current = rng.gamma(2.0, size=(300, n_designs)), rng.gamma(2.0, size=300)
     out = summarize_designs(var, current, level=0.8, target_se=1.3)
