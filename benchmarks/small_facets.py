@@ -19,15 +19,17 @@ Designs:
 
 ``draws`` is what the fit kept per chain (at the defaults the chains stop at the first checkpoint
 whose diagnostics pass with margin). ``fit s`` is the fit's wall time in this process
-(validation, any compile, sampling); rows run
-one after another. The table and a summary per likelihood are printed, and the rows written to
-``benchmarks/results/small_facets.csv`` (a run of some designs replaces their rows and keeps
-the others).
+(validation, any compile, sampling), ``target_accept`` the NUTS target it sampled at (empty for
+rows run before the column existed); rows run one after another. The table and a summary per
+likelihood are printed, and the rows written to ``benchmarks/results/small_facets.csv`` (a run
+of some designs replaces their rows and keeps the others).
 
     python benchmarks/small_facets.py [--methods binomial ordinal balanced ...]
                                       [--prompts 2 3 4] [--sds 0.05 0.5 3] [--seeds 1 2 3 4 5]
     python benchmarks/small_facets.py --rows binomial:4:3:1 ordinal:2:3:5   # only these designs
     python benchmarks/small_facets.py --report     # the docs' table from the CSV
+    python benchmarks/small_facets.py --methods binomial --target-accept 0.95 --out /tmp/at95.csv
+                                                   # another NUTS target than the default
 """
 
 from __future__ import annotations
@@ -87,8 +89,8 @@ def simulate(method: str, n_prompts: int, sd: float, seed: int) -> pd.DataFrame:
     return df[rng.random(len(df)) >= lost].reset_index(drop=True)
 
 
-def fit_one(method: str, n_prompts: int, sd: float, seed: int) -> dict:
-    """Fit one data set at the defaults; its diagnostics and wall time."""
+def fit_one(method: str, n_prompts: int, sd: float, seed: int, target_accept: float | None = None) -> dict:
+    """Fit one data set at the defaults (or at ``target_accept``); its diagnostics and wall time."""
     df = simulate(method, n_prompts, sd, seed)
     family = DESIGNS[method][1]
     t = time.perf_counter()
@@ -105,6 +107,7 @@ def fit_one(method: str, n_prompts: int, sd: float, seed: int) -> dict:
             method=method,
             random_seed=seed,
             progressbar=False,
+            target_accept=target_accept,
         )
     d = post.diagnostics()
     return {
@@ -119,6 +122,7 @@ def fit_one(method: str, n_prompts: int, sd: float, seed: int) -> dict:
         "min_ess_bulk": round(float(d["min_ess_bulk"])),
         "min_ess_tail": round(float(d["min_ess_tail"])),
         "fit_s": round(time.perf_counter() - t, 1),
+        "target_accept": float(post.info["target_accept"]),
     }
 
 
@@ -204,6 +208,10 @@ def main() -> None:
         "--rows", nargs="+", default=None, metavar="METHOD:PROMPTS:SD:SEED",
         help="fit only these designs (e.g. binomial:4:3:1), instead of the grid of the options above",
     )  # fmt: skip
+    parser.add_argument(
+        "--target-accept", type=float, default=None,
+        help="NUTS target instead of the package's default (to compare; write to another --out)",
+    )  # fmt: skip
     args = parser.parse_args()
     if args.report:
         rows = pd.read_csv(args.out)
@@ -217,7 +225,7 @@ def main() -> None:
         grid = [(m, int(p), float(sd), int(seed)) for m, p, sd, seed in (r.split(":") for r in args.rows)]
     rows = []
     for method, p, sd, seed in grid:
-        rows.append(fit_one(method, p, sd, seed))
+        rows.append(fit_one(method, p, sd, seed, args.target_accept))
         print(" ".join(f"{k}={v}" for k, v in rows[-1].items()), flush=True)
         # after each fit, so that a stopped run keeps its rows
         table = merge(pd.DataFrame(rows), args.out)

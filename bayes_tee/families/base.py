@@ -10,7 +10,7 @@ module here plus its entry in :data:`bayes_tee.families.FAMILIES`.
 >>> from bayes_tee.families import get_family
 >>> fam = get_family("binomial")
 >>> fam.link, fam.scale, fam.sampler_defaults()
-('logit', 'latent (logit)', (500, 4000, 0.95))
+('logit', 'latent (logit)', (500, 4000, 0.9))
 """
 
 from __future__ import annotations

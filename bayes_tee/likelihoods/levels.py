@@ -112,6 +112,70 @@ def few_level_accept(design: Design) -> float | None:
     return FEW_LEVEL_ACCEPT if fewest is not None and fewest <= FEWEST_LEVELS else None
 
 
+#: The logit GLMM's rule (:func:`glmm_accept`): its family's target is 0.9, and 0.95 where an
+#: item-free random term has 2 levels, or at most :data:`FEWEST_LEVELS` whose rough SD (of their
+#: calls' empirical logits) is at least :data:`GLMM_ROUGH_SD`. Issue 40's small facets (80 items x
+#: 2-4 prompts x 3 judges x 5 calls; 2026-12-07): at 0.9 the step is larger at the same tree
+#: depth, so a draw moves further: 3-4 prompts at prompt SDs 0.05 and 0.5 (24 fits) all clean at
+#: 0.9, in a median 0.49 of the time at 0.95 (3 prompts, seeds 1-3, run one after another); but
+#: at SD 3 (rough SDs 0.2-3.7) a 2-prompt fit diverged twice and a 4-prompt fit (rough SD 3.7)
+#: 80 times, where at 0.95 neither did. The rough SDs of prompt SDs 0.05 and 0.5 were 0.01-0.58.
+GLMM_FEWEST_LEVELS = 2
+GLMM_ROUGH_SD = 1.0
+
+
+def glmm_accept(design: Design) -> float | None:
+    """:data:`FEW_LEVEL_ACCEPT` where the logit GLMM's few-level terms need it (the rule at
+    :data:`GLMM_FEWEST_LEVELS`), else ``None`` (the family's default, 0.9).
+
+    >>> import bayes_tee as bt
+    >>> d = bt.validate_design(bt.simulate.tee_dgp(n_items=30, n_prompts=3, outcome="bernoulli",
+    ...                        random_seed=1), outcome="score", item="item", prompt="prompt",
+    ...                        family="binomial")
+    >>> glmm_accept(d) is None  # 3 prompts, close together
+    True
+    """
+    for levels, k, n in _shared_level_counts(design):
+        rough = np.log((k + 0.5) / (n - k + 0.5))
+        if levels <= GLMM_FEWEST_LEVELS or (levels <= FEWEST_LEVELS and rough.std(ddof=1) >= GLMM_ROUGH_SD):
+            return FEW_LEVEL_ACCEPT
+    return None
+
+
+def _shared_level_counts(design: Design):
+    """Per item-free random term: its number of levels, and each level's successes and calls
+    (the cells' ``n * mean``, for 0/1 outcomes).
+    """
+    cells = design.cells
+    calls = cells["n"].to_numpy(dtype=float)
+    wins = calls * cells["mean"].to_numpy(dtype=float)
+    for t in design.terms:
+        if t.kind != "random" or "item" in t.facets:
+            continue
+        if t.label == "category":
+            idx = design.item_category[cells["item"].to_numpy()]
+        else:
+            idx = pd.MultiIndex.from_frame(cells[list(t.facets)]).factorize()[0]
+        size = int(idx.max()) + 1
+        yield size, np.bincount(idx, wins, size), np.bincount(idx, calls, size)
+
+
+#: The target of ``binomial_quadrature`` fits (:func:`quadrature_accept`): the GLMM's 0.95 from
+#: before :data:`GLMM_FEWEST_LEVELS`' measurement, which did not cover it (its small-facet fits
+#: take one to three minutes each).
+QUADRATURE_ACCEPT = 0.95
+
+
+def quadrature_accept(design: Design) -> float:
+    """:data:`QUADRATURE_ACCEPT`, whatever the design.
+
+    >>> import bayes_tee as bt
+    >>> quadrature_accept(bt.validate_design(bt.datasets.load("tee_demo"), outcome="score", item="item"))
+    0.95
+    """
+    return QUADRATURE_ACCEPT
+
+
 def fewest_shared_levels(design: Design) -> int | None:
     """The fewest levels of any item-free random term (levels of a crossing multiplied, a
     category term counting the categories); ``None`` when there is none.

@@ -243,6 +243,7 @@ LIKELIHOODS: dict[str, Likelihood] = {
             postprocess=_logistic,
             loglik="binomial",
             density=Lazy("logit_glmm.density:binomial_density"),
+            target_accept=Lazy("levels:glmm_accept"),
             covariates=True,
         ),
         Likelihood(
@@ -274,6 +275,7 @@ LIKELIHOODS: dict[str, Likelihood] = {
             postprocess=_logistic,
             loglik="binomial_quadrature",
             density=Lazy("logit_glmm.density:binomial_quadrature_density"),
+            target_accept=Lazy("levels:quadrature_accept"),
             covariates=True,
         ),
     )

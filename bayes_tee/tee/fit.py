@@ -225,7 +225,7 @@ def sampler_settings(
     >>> from bayes_tee.families import get_family
     >>> s = sampler_settings(get_family("binomial"), random_seed=1)
     >>> s.tune, s.settled, s.draws, s.target_accept
-    (500, 4000, 8000, 0.95)
+    (500, 4000, 8000, 0.9)
     """
     for name, value, least in (("chains", chains, 1), ("tune", tune, 0), ("draws", draws, 1)):
         if value is not None and not (_is_integer(value) and int(value) >= least):
@@ -473,8 +473,8 @@ def fit_posterior(
         What a seeded fit keeps does not depend on how fast the chains ran. ``draws=`` fixes the
         draws; PyMC's sampler runs the default draws.
     target_accept : float, optional
-        NUTS target acceptance rate; default 0.9, and 0.95 for the GLMM (sampled random
-        effects, measured: fewer divergences and twice the ESS on the propaganda pilot).
+        NUTS target acceptance rate; default 0.9, and 0.95 where few-level shared terms need
+        it (:mod:`bayes_tee.likelihoods.levels`: ``balanced`` and the logit GLMM).
     sampler : {"nutpie", "pymc"}
         nutpie (fastest) or PyMC's own NUTS (on the PyMC model, compiled by PyTensor).
     random_seed : int, optional

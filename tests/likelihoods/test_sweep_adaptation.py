@@ -13,8 +13,11 @@ import pytest
 
 import bayes_tee as bt
 from bayes_tee._core.density import zerosum_basis
+from bayes_tee.families.binomial import BINOMIAL
 from bayes_tee.likelihoods.logit_glmm.density import crossing_basis
 from bayes_tee.likelihoods.logit_glmm.layout import _interaction_part, glmm_terms
+from bayes_tee.likelihoods.registry import LIKELIHOODS
+from bayes_tee.tee.fit import sampler_settings
 
 ROLES = dict(outcome="score", item="item", prompt="prompt", judge="judge", replicate="replicate")
 COMPONENTS = {
@@ -149,3 +152,27 @@ def test_the_adapted_density_survives_an_sd_that_underflows_to_zero():
     x[dens.layout.slices["sigma_prompt"]] = -800.0  # exp(-800) == 0.0
     value, grad = dens.logp_grad(x)
     assert np.isfinite(value) and np.isfinite(grad).all()
+
+
+def test_the_glmm_samples_at_0_9_unless_its_few_level_terms_need_0_95():
+    """``likelihoods.levels.glmm_accept``: 0.95 with a two-level shared term, or a term of at most
+    four levels whose calls' empirical logits spread with an SD of at least 1; else the family's 0.9.
+    """
+    binomial, quadrature = LIKELIHOODS["binomial"], LIKELIHOODS["binomial_quadrature"]
+
+    def target(df, lk=binomial, **kw):
+        d = bt.validate_design(df, **ROLES, family="binomial")
+        return sampler_settings(BINOMIAL, likelihood_accept=lk.accept(d, "nutpie"), **kw).target_accept
+
+    close, spread, two = _binary(40, 4, 0.1, seed=2), _binary(40, 4, 3.0, seed=2), _binary(40, 2, 0.1, seed=2)
+
+    def rough_sd(df):  # the SD of the prompts' empirical logits
+        k = df.groupby("prompt")["score"].agg(["sum", "count"])
+        return float(np.log((k["sum"] + 0.5) / (k["count"] - k["sum"] + 0.5)).std())
+
+    assert rough_sd(spread) >= 1.0 > rough_sd(close)
+    assert target(close) == 0.9 and target(spread) == 0.95 and target(two) == 0.95
+    assert target(close, quadrature) == 0.95  # the quadrature likelihood keeps 0.95
+    assert target(spread, target_accept=0.8) == 0.8  # the caller's own wins
+    # five prompts (Messing 2026's designs) are beyond the rule's four levels
+    assert target(_binary(40, 5, 3.0, seed=2)) == 0.9
