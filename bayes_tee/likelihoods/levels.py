@@ -4,6 +4,8 @@ building blocks every likelihood shares (:mod:`.parts` holds the PyMC side).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import pandas as pd
 
@@ -118,8 +120,9 @@ def few_level_accept(design: Design) -> float | None:
 #: 2-4 prompts x 3 judges x 5 calls; 2026-12-07): at 0.9 the step is larger at the same tree
 #: depth, so a draw moves further: 3-4 prompts at prompt SDs 0.05 and 0.5 (24 fits) all clean at
 #: 0.9, in a median 0.49 of the time at 0.95 (3 prompts, seeds 1-3, run one after another); but
-#: at SD 3 (rough SDs 0.2-3.7) a 2-prompt fit diverged twice and a 4-prompt fit (rough SD 3.7)
-#: 80 times, where at 0.95 neither did. The rough SDs of prompt SDs 0.05 and 0.5 were 0.01-0.58.
+#: at SD 3 (rough SDs 0.24-3.73) a 2-prompt fit diverged twice and a 4-prompt fit (rough SD 3.73)
+#: 80 times, where at 0.95 neither did. The rough SDs at prompt SDs 0.05 and 0.5 were 0.01-0.58
+#: (2-4 prompts, seeds 1-7).
 GLMM_FEWEST_LEVELS = 2
 GLMM_ROUGH_SD = 1.0
 
@@ -142,7 +145,7 @@ def glmm_accept(design: Design) -> float | None:
     return None
 
 
-def _shared_level_counts(design: Design):
+def _shared_level_counts(design: Design) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
     """Per item-free random term: its number of levels, and each level's successes and calls
     (the cells' ``n * mean``, for 0/1 outcomes).
     """
