@@ -50,7 +50,7 @@ BINOMIAL = Binomial(
     scale="latent (logit)",
     tune=TUNE,
     draws=DRAWS,
-    # and 0.95 where few-level shared terms need it (likelihoods.levels.glmm_accept)
+    # the likelihood raises it to 0.95 where few-level shared terms need it (levels.glmm_accept)
     target_accept=0.9,
     default_method="binomial",
     theta_variable="p_panel",

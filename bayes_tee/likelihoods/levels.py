@@ -4,8 +4,6 @@ building blocks every likelihood shares (:mod:`.parts` holds the PyMC side).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 import pandas as pd
 
@@ -138,29 +136,17 @@ def glmm_accept(design: Design) -> float | None:
     >>> glmm_accept(d) is None  # 3 prompts, close together
     True
     """
-    for levels, k, n in _shared_level_counts(design):
-        rough = np.log((k + 0.5) / (n - k + 0.5))
-        if levels <= GLMM_FEWEST_LEVELS or (levels <= FEWEST_LEVELS and rough.std(ddof=1) >= GLMM_ROUGH_SD):
-            return FEW_LEVEL_ACCEPT
-    return None
-
-
-def _shared_level_counts(design: Design) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
-    """Per item-free random term: its number of levels, and each level's successes and calls
-    (the cells' ``n * mean``, for 0/1 outcomes).
-    """
     cells = design.cells
     calls = cells["n"].to_numpy(dtype=float)
-    wins = calls * cells["mean"].to_numpy(dtype=float)
-    for t in design.terms:
-        if t.kind != "random" or "item" in t.facets:
-            continue
-        if t.label == "category":
-            idx = design.item_category[cells["item"].to_numpy()]
-        else:
-            idx = pd.MultiIndex.from_frame(cells[list(t.facets)]).factorize()[0]
-        size = int(idx.max()) + 1
-        yield size, np.bincount(idx, wins, size), np.bincount(idx, calls, size)
+    wins = calls * cells["mean"].to_numpy(dtype=float)  # 0/1 outcomes: a cell's successes
+    for t in _shared_terms(design):
+        idx, labels = term_levels(design, t)
+        k, n = np.bincount(idx, wins, len(labels)), np.bincount(idx, calls, len(labels))
+        rough = np.log((k + 0.5) / (n - k + 0.5))  # each level's empirical logit
+        few = len(labels) <= FEWEST_LEVELS and rough.std(ddof=1) >= GLMM_ROUGH_SD
+        if len(labels) <= GLMM_FEWEST_LEVELS or few:
+            return FEW_LEVEL_ACCEPT
+    return None
 
 
 #: The target of ``binomial_quadrature`` fits (:func:`quadrature_accept`): the GLMM's 0.95 from
@@ -192,5 +178,11 @@ def fewest_shared_levels(design: Design) -> int | None:
     levels = {f: len(v) for f, v in design.levels.items()}
     if design.categories is not None:
         levels["category"] = len(design.categories)
-    shared = [t for t in design.terms if t.kind == "random" and "item" not in t.facets]
-    return min((int(np.prod([levels.get(f, 1) for f in t.facets])) for t in shared), default=None)
+    return min(
+        (int(np.prod([levels.get(f, 1) for f in t.facets])) for t in _shared_terms(design)), default=None
+    )
+
+
+def _shared_terms(design: Design) -> list[Term]:
+    """The item-free random terms: those whose levels every item shares."""
+    return [t for t in design.terms if t.kind == "random" and "item" not in t.facets]
