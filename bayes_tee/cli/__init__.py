@@ -128,7 +128,7 @@ def _run(args) -> object:
         from .warmup import warm_up
 
         t = time.perf_counter()
-        table = warm_up(jobs=args.jobs, ship=args.ship)
+        table = warm_up(args.layouts, jobs=args.jobs, ship=args.ship)
         print(table.to_string(index=False, float_format=lambda v: f"{v:.1f}"))
         where = "for the generic CPU into the package" if args.ship else "and cached"
         print(f"kernels compiled {where} in {time.perf_counter() - t:.0f} s")

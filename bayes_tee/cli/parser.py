@@ -177,6 +177,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     warm.add_argument("--jobs", type=int, default=2, help="processes compiling in parallel")
     warm.add_argument(
+        "--layouts", nargs="+", metavar="NAME", default=None,
+        help="only these layouts (names as printed, e.g. marginal cells); default every one",
+    )  # fmt: skip
+    warm.add_argument(
         "--ship", action="store_true",
         help="compile the kernels for numba's generic CPU into the package (for a wheel that ships them)",
     )  # fmt: skip

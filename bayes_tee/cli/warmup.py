@@ -12,7 +12,8 @@ kernels for numba's generic CPU into the package itself
 (:mod:`~bayes_tee.likelihoods.kernels.precompiled`), so that a wheel built afterwards ships them:
 there the first fit of every kernel family on a new machine (same platform, Python and numba)
 loads its kernels with nothing to compile, about as fast as a warm fit (4.8-5.4 s against
-4.5-5.2 s in a fresh process, imports included; 10-27 s compiling). ``make venv`` runs both.
+4.5-5.2 s in a fresh process, imports included; 10-27 s compiling). ``make venv`` runs it and,
+beside it, ``bayes-tee warmup --layouts marginal cells`` (the PyMC layouts below).
 Elsewhere a ``pip install`` user runs ``bayes-tee warmup`` once (or pays the compile in their
 first fit of each family).
 
