@@ -37,3 +37,16 @@ def test_bad_requests_are_refused():
         warmup.warm_up(["binomial"], jobs=0)
     with pytest.raises(bt.ArgumentError, match="no kernel of theirs ships"):
         warmup.warm_up(["marginal", "blocks"], ship=True)
+
+
+def test_the_command_warms_the_layouts_it_is_given(capsys):
+    """``bayes-tee warmup --layouts`` (``make venv`` warms the PyMC layouts so, beside the shipped
+    kernels' compile): only those layouts, and an unknown name refused in one line.
+    """
+    from bayes_tee.cli import main
+
+    assert main(["warmup", "--jobs", "1", "--layouts", "binomial", "ordinal probit, judge spreads"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert [r.split()[0] for r in rows[1:-1]] == ["binomial", "ordinal"] and "ordinal_probit" in rows[2]
+    assert main(["warmup", "--layouts", "nope"]) == 1
+    assert "Unknown warm-up layout(s) ['nope']" in capsys.readouterr().err
