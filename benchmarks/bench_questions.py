@@ -7,8 +7,11 @@ formulation it replaced, in the same process and on the same numbers (asserted e
   :func:`arviz_stats.diagnose` for the sampler's counts (what it called before);
 * design summaries: :func:`bayes_tee.gstudy.weights.summarize_designs` on a 4,000 draws x
   7,000 designs table (a budget search's), in blocks, against the whole table at once;
-* ``allocate`` and ``simulate_design`` on the embedded demo posterior (the D-study notebook's
-  calls), in seconds.
+* projected variances: :func:`bayes_tee.gstudy.weights.projected_variance` on 4,000 draws x 12
+  components x 10,135 designs (the propaganda pilot's budget search), one product against
+  products over chunks of 2,048 designs joined after;
+* ``allocate`` and ``simulate_design`` on the embedded demo posterior, and ``allocate`` on the
+  propaganda pilot (the D-study notebook's calls), in seconds.
 
 Each figure is the best of ``--repeat`` runs.
 
@@ -32,9 +35,10 @@ from arviz_stats import diagnose, ess, rhat
 import bayes_tee as bt
 from bayes_tee._core import diagnostics
 from bayes_tee._core.intervals import summarize_samples
-from bayes_tee.gstudy.weights import summarize_designs
+from bayes_tee.gstudy.weights import projected_variance, summarize_designs
 
-DEMO = Path(__file__).resolve().parents[1] / "models" / "tee_demo.nc"
+MODELS = Path(__file__).resolve().parents[1] / "models"
+DEMO, PROPAGANDA = MODELS / "tee_demo.nc", MODELS / "propaganda_pilot.nc"
 
 
 def best(fn, repeat: int) -> tuple[float, object]:
@@ -79,6 +83,13 @@ def plain_summaries(var: np.ndarray, current: np.ndarray) -> pd.DataFrame:
     return summarize_samples(se, 0.9, "se_").join(summarize_samples(ratio, 0.9, "var_ratio_"))
 
 
+def chunked_variance(draws: np.ndarray, weights: np.ndarray, chunk: int = 2048) -> np.ndarray:
+    """The projected variances in chunks of designs, joined after (before one product)."""
+    return np.concatenate(
+        [draws @ weights[i : i + chunk].T for i in range(0, max(len(weights), 1), chunk)], axis=1
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeat", type=int, default=3)
@@ -112,10 +123,24 @@ def main() -> None:
     pd.testing.assert_frame_equal(new, old, check_exact=True)
     print(f"design summaries, 4,000 x 7,000: {t_new:.2f} s against {t_old:.2f} s ({t_new / t_old:.2f}x)")
 
+    # a budget search's projected variances (a posterior's component draws read along a column)
+    draws = np.asfortranarray(rng.gamma(2.0, size=(4000, 12)))
+    weights = rng.random((10135, 12))
+    t_new, new = best(lambda: projected_variance(draws, weights), args.repeat)
+    t_old, old = best(lambda: chunked_variance(draws, weights), args.repeat)
+    np.testing.assert_allclose(new, old, rtol=1e-12)
+    ratio = t_new / t_old
+    print(f"projected variances, 4,000 x 12 x 10,135: {t_new:.2f} s against {t_old:.2f} s ({ratio:.2f}x)")
+
     # the D-study notebook's calls on the demo posterior
     costs = {"judge1": 2.5, "judge2": 1.0, "judge3": 0.25}
     t, _ = best(lambda: demo.allocate(budget=2000, cost_per_call=costs, max_prompts=5), args.repeat)
     print(f"allocate(budget=2000, 3 judge prices, max_prompts=5): {t:.2f} s")
+    prop = bt.load(PROPAGANDA)
+    costs = {"openai/gpt-4o": 2.5, "google/gemini-2.0-flash-001": 0.1, "anthropic/claude-haiku-4.5": 1.0}
+    kw = dict(budget=20000, cost_per_call=costs, max_items=400, max_prompts=5)
+    t, _ = best(lambda: prop.allocate(**kw), args.repeat)
+    print(f"allocate on the propaganda pilot (budget=20000, max_items=400, max_prompts=5): {t:.2f} s")
     sim = dict(n_draws=100, sims_per_draw=60, random_seed=1)
     t, _ = best(lambda: demo.simulate_design(n_items=[40, 200], n_prompts=[1, 5], **sim), args.repeat)
     print(f"simulate_design(n_items=[40, 200], n_prompts=[1, 5], 100 draws x 60 studies): {t:.2f} s")
