@@ -141,28 +141,14 @@ def glmm_accept(design: Design) -> float | None:
     wins = calls * cells["mean"].to_numpy(dtype=float)  # 0/1 outcomes: a cell's successes
     for t in _shared_terms(design):
         idx, labels = term_levels(design, t)
-        k, n = np.bincount(idx, wins, len(labels)), np.bincount(idx, calls, len(labels))
-        rough = np.log((k + 0.5) / (n - k + 0.5))  # each level's empirical logit
-        few = len(labels) <= FEWEST_LEVELS and rough.std(ddof=1) >= GLMM_ROUGH_SD
-        if len(labels) <= GLMM_FEWEST_LEVELS or few:
+        if len(labels) <= GLMM_FEWEST_LEVELS:
             return FEW_LEVEL_ACCEPT
+        if len(labels) <= FEWEST_LEVELS:
+            k, n = np.bincount(idx, wins, len(labels)), np.bincount(idx, calls, len(labels))
+            rough = np.log((k + 0.5) / (n - k + 0.5))  # each level's empirical logit
+            if rough.std(ddof=1) >= GLMM_ROUGH_SD:
+                return FEW_LEVEL_ACCEPT
     return None
-
-
-#: The target of ``binomial_quadrature`` fits (:func:`quadrature_accept`): the GLMM's 0.95 from
-#: before :data:`GLMM_FEWEST_LEVELS`' measurement, which did not cover it (its small-facet fits
-#: take one to three minutes each).
-QUADRATURE_ACCEPT = 0.95
-
-
-def quadrature_accept(design: Design) -> float:
-    """:data:`QUADRATURE_ACCEPT`, whatever the design.
-
-    >>> import bayes_tee as bt
-    >>> quadrature_accept(bt.validate_design(bt.datasets.load("tee_demo"), outcome="score", item="item"))
-    0.95
-    """
-    return QUADRATURE_ACCEPT
 
 
 def fewest_shared_levels(design: Design) -> int | None:
