@@ -10,11 +10,6 @@ LATEST := .venv-latest
 PYTEST_FAST := -m "not slow"
 # two workers, whole files each, in the order tests/conftest.py gives (longest first)
 XDIST := -n 2 --dist loadfile --no-loadscope-reorder
-# Bytecode is written by the first process that imports a module (the venv's warm-up, then the
-# tests), not compiled ahead for the whole lock: about 1,800 of its 12,000 modules are imported,
-# 7 s of compiling against 60 s (30 s on two cores) for all; an environment that disables it
-# (PYTHONDONTWRITEBYTECODE=1) would otherwise recompile every import in every process
-export PYTHONDONTWRITEBYTECODE :=
 
 .PHONY: demo test test-fast lint test-latest lock wheel-check python-check venv bench models paper clean docs
 
@@ -28,8 +23,8 @@ $(STAMP): pyproject.toml $(LOCK) | python-check
 	rm -rf $(VENV)
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
-	$(BIN)/uv pip install --quiet --python $(BIN)/python -r $(LOCK)
-	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps -e .
+	$(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -r $(LOCK)
+	$(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python --no-deps -e .
 	$(BIN)/python -m compileall -q bayes_tee  # the package's own bytecode (an editable install has none)
 	$(BIN)/python -m ipykernel install --user --name bayes_tee --display-name "bayes_tee" >/dev/null
 	# the kernels compiled for the generic CPU into the package (40 s, two processes) and, beside
@@ -66,7 +61,7 @@ test-latest: | python-check
 	rm -rf $(LATEST)
 	$(PY) -m venv $(LATEST)
 	$(LATEST)/bin/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
-	$(LATEST)/bin/uv pip install --quiet --python $(LATEST)/bin/python --refresh --upgrade -e ".[test]"
+	$(LATEST)/bin/uv pip install --quiet --compile-bytecode --python $(LATEST)/bin/python --refresh --upgrade -e ".[test]"
 	$(LATEST)/bin/uv pip list --python $(LATEST)/bin/python 2>/dev/null | grep -iE '^(pymc|pytensor|arviz|nutpie|numpy|pandas|xarray|scipy) '
 	$(LATEST)/bin/python -m pytest -q $(XDIST) $(PYTEST_FAST) -p no:cacheprovider
 
