@@ -12,7 +12,10 @@ The log densities are evaluated per draw on the model itself (PyMC graph, transf
 vectorized over draws), so they hold for every likelihood form that keeps its parameters in
 the posterior: balanced, augmented (through the marginal model's likelihood) and marginal fits
 always; cell-level and GLMM fits while the random effects are in memory (not after ``save``
-without ``keep_effects``).
+without ``keep_effects``). The draws go through in chunks whose memory stays under
+:data:`EVAL_BYTES`: the marginal likelihood of a blocks fit holds every item's covariance per
+draw (16 MB a draw on a 14-system x 100-item comparison of 4,785 calls, 63 GB for its 4,000
+draws at once).
 
 >>> post.sensitivity()                                     # doctest: +SKIP
 """
@@ -20,6 +23,7 @@ without ``keep_effects``).
 from __future__ import annotations
 
 import dataclasses
+import tracemalloc
 import warnings
 import weakref
 from typing import TYPE_CHECKING
@@ -45,6 +49,12 @@ if TYPE_CHECKING:
 
 #: Power-scaling sensitivity above this is "sensitive" (Kallioinen et al. 2023).
 PSENS_THRESHOLD = 0.05
+
+
+#: Bytes the evaluation of the log densities may hold at once (:func:`by_chunks`).
+EVAL_BYTES = 256 * 2**20
+#: Draws of the first chunk, whose peak memory sizes the others.
+PROBE_DRAWS = 16
 
 
 #: Each fit's log densities, computed once per set of draws (``post.sensitivity()`` and the
@@ -106,22 +116,55 @@ def _evaluate(post: Fit) -> tuple[xr.Dataset, xr.DataArray]:
         on_unused_input="ignore",
     )
     n_chain, n_draw = P.sizes["chain"], P.sizes["draw"]
-    res = fn(
-        *[
+    res = by_chunks(
+        fn,
+        [
             P[rv.name].values.reshape(n_chain * n_draw, *P[rv.name].shape[2:]).astype(v.dtype)
             for rv, v in zip(free, values)
-        ]
+        ],
     )
-
-    def per_draw(x: np.ndarray) -> np.ndarray:
-        x = np.asarray(x, float).reshape(n_chain * n_draw, -1).sum(axis=1)
-        return x.reshape(n_chain, n_draw)
-
     coords = {"chain": P["chain"].values, "draw": P["draw"].values}
     prior = xr.Dataset(
-        {rv.name: (("chain", "draw"), per_draw(r)) for rv, r in zip(free, res[:-1])}, coords=coords
+        {rv.name: (("chain", "draw"), r.reshape(n_chain, n_draw)) for rv, r in zip(free, res[:-1])},
+        coords=coords,
     )
-    return prior, xr.DataArray(per_draw(res[-1]), dims=("chain", "draw"), coords=coords)
+    return prior, xr.DataArray(res[-1].reshape(n_chain, n_draw), dims=("chain", "draw"), coords=coords)
+
+
+def by_chunks(fn, arrays: list[np.ndarray], limit: int | None = None) -> list[np.ndarray]:
+    """Each output of ``fn`` summed per draw, ``fn`` called on chunks of the draws (the first
+    axis of every array in ``arrays``) so that it holds at most ``limit`` bytes at once
+    (default :data:`EVAL_BYTES`): the first :data:`PROBE_DRAWS` draws are evaluated with
+    :mod:`tracemalloc` on, and their peak sizes the chunks after them.
+
+    >>> def fn(x):
+    ...     return [x * 2.0, x.sum(axis=1)]
+    >>> out = by_chunks(fn, [np.arange(40.0).reshape(20, 2)], limit=1)  # one draw a chunk
+    >>> [o.shape for o in out], float(out[1][3])
+    ([(20,), (20,)], 13.0)
+    """
+    n = len(arrays[0])
+    probe = min(n, PROBE_DRAWS)
+    tracing = tracemalloc.is_tracing()  # someone else's tracing: their earlier peak only shrinks the chunks
+    if not tracing:
+        tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        parts = [fn(*[a[:probe] for a in arrays])]
+        peak = tracemalloc.get_traced_memory()[1] - base
+    finally:
+        if not tracing:
+            tracemalloc.stop()
+    size = max(1, int((EVAL_BYTES if limit is None else limit) * probe // max(peak, 1)))
+    starts = [0, *range(probe, n, size)]
+    parts += [fn(*[a[start : start + size] for a in arrays]) for start in starts[1:]]
+    stops = [*starts[1:], n]
+    return [
+        np.concatenate(
+            [np.asarray(p[i], float).reshape(b - a, -1).sum(axis=1) for p, a, b in zip(parts, starts, stops)]
+        )
+        for i in range(len(parts[0]))
+    ]
 
 
 def power_scaling(post: Fit, *, delta: float = 0.01, threshold: float = PSENS_THRESHOLD) -> pd.DataFrame:

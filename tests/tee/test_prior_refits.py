@@ -5,6 +5,7 @@ import pytest
 
 import bayes_tee as bt
 from bayes_tee._core.priors import PriorSpec, SDPrior
+from bayes_tee.posterior import power_scaling
 from bayes_tee.posterior.facade import posterior_for
 from bayes_tee.posterior.power_scaling import log_densities
 
@@ -58,6 +59,31 @@ def test_log_densities_are_computed_once_per_set_of_draws(demo_post):
     prior, lik = log_densities(few)
     assert lik is not first[1] and lik.sizes["draw"] == 25
     np.testing.assert_allclose(lik.values, first[1].values[:, :25])
+
+
+def test_log_densities_in_chunks_of_bounded_memory_are_the_same(demo_post, monkeypatch):
+    """The draws go through in chunks sized by the first chunk's peak memory: with a budget of
+    one byte every draw past the probe is its own chunk, and the log densities are those of one
+    evaluation over all draws.
+    """
+    whole = log_densities(demo_post)
+    calls = []
+    real = power_scaling.by_chunks
+
+    def counted(fn, arrays, limit=None):
+        calls.append(len(arrays[0]))
+        return real(lambda *a: calls.append(len(a[0])) or fn(*a), arrays, limit=1)
+
+    monkeypatch.setattr(power_scaling, "by_chunks", counted)
+    few = posterior_for(
+        demo_post.idata.isel(draw=slice(0, 30)), demo_post.design, demo_post.priors, demo_post.method
+    )
+    prior, lik = log_densities(few)
+    n = calls[0]
+    assert calls[1:] == [power_scaling.PROBE_DRAWS] + [1] * (n - power_scaling.PROBE_DRAWS)
+    np.testing.assert_allclose(lik.values, whole[1].values[:, :30], rtol=1e-12)
+    for v in prior.data_vars:
+        np.testing.assert_allclose(prior[v].values, whole[0][v].values[:, :30], rtol=1e-12)
 
 
 @pytest.mark.slow
