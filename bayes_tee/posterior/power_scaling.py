@@ -26,6 +26,7 @@ import dataclasses
 import tracemalloc
 import warnings
 import weakref
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -131,12 +132,30 @@ def _evaluate(post: Fit) -> tuple[xr.Dataset, xr.DataArray]:
     return prior, xr.DataArray(res[-1].reshape(n_chain, n_draw), dims=("chain", "draw"), coords=coords)
 
 
-def by_chunks(fn, arrays: list[np.ndarray], limit: int | None = None) -> list[np.ndarray]:
-    """Each output of ``fn`` summed per draw, ``fn`` called on chunks of the draws (the first
-    axis of every array in ``arrays``) so that it holds at most ``limit`` bytes at once
-    (default :data:`EVAL_BYTES`): the first :data:`PROBE_DRAWS` draws are evaluated with
-    :mod:`tracemalloc` on, and their peak sizes the chunks after them.
+def by_chunks(
+    fn: Callable[..., Sequence[np.ndarray]], arrays: Sequence[np.ndarray], limit: int | None = None
+) -> list[np.ndarray]:
+    """Each output of ``fn`` summed per draw, ``fn`` called on chunks of the draws so that it
+    holds at most ``limit`` bytes at once: the first :data:`PROBE_DRAWS` draws are evaluated
+    with :mod:`tracemalloc` on, and their peak memory sizes the chunks after them.
 
+    Parameters
+    ----------
+    fn : callable
+        Takes one array per entry of ``arrays`` (a chunk of their draws) and returns arrays
+        whose first axis is that chunk's draws.
+    arrays : sequence of numpy.ndarray
+        The draws, along the first axis of each.
+    limit : int, optional
+        Bytes a chunk's evaluation may hold (default :data:`EVAL_BYTES`).
+
+    Returns
+    -------
+    list of numpy.ndarray
+        Per output of ``fn``, its sum over every axis but the first: one value per draw.
+
+    Examples
+    --------
     >>> def fn(x):
     ...     return [x * 2.0, x.sum(axis=1)]
     >>> out = by_chunks(fn, [np.arange(40.0).reshape(20, 2)], limit=1)  # one draw a chunk
