@@ -194,7 +194,7 @@ def assert_same_density(d, method, priors=None, n_points=3):
             continue
         # (building the gradient's graph is most of this check's time: only where it is read)
         dlogp = model.compile_dlogp(mode=mode) if dlogp is None else dlogp
-        expected = np.concatenate([np.ravel(g) for g in [dlogp(point)]])
+        expected = np.ravel(dlogp(point))
         mine = np.concatenate([grad[dens.layout.slices[names[v.name]]] for v in model.value_vars])
         np.testing.assert_allclose(mine, expected, rtol=1e-9, atol=1e-8 * np.abs(expected).max())
 
